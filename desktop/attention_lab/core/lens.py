@@ -1,0 +1,469 @@
+"""A readable GPT-2 forward pass that shows its attention.
+
+The attention block follows the chapter's ``AtencaoMultiCabeca`` step by step:
+
+1. one matmul (``c_attn``) produces Q, K and V at once;
+2. ``(B, n, d) -> (B, H, n, d/H)`` separates the heads;
+3. scaled scores ``Q Kᵀ / sqrt(d_k)``;
+4. **the mask line**: future positions get −∞ (or another :class:`MaskMode`);
+5. softmax, weighted sum of V, concat of the heads, ``c_proj`` (W^O) mixes them.
+
+Then GPT-2's MLP and residuals.  ``causal=False`` removes the mask (RoBERTa-style,
+bidirectional); everything else is identical.  Agreement with transformers'
+``GPT2LMHeadModel`` (eager attention) is tested to 1e-4.
+
+Weights are plain tensors held in :class:`GPT2Weights`; nothing here reads files (see
+:mod:`attention_lab.core.models`) and nothing imports Qt.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable, Mapping
+
+import torch
+
+Tensor = torch.Tensor
+
+
+class MaskMode(str, Enum):
+    """How the future is hidden -- the chapter's "why −∞ and not zero?"."""
+
+    NEG_INF = "-inf"  # the textbook choice: exp(−∞) = 0 exactly
+    FINFO_MIN = "finfo.min"  # what transformers uses: as good as −∞ after the softmax
+    NEG_1E9 = "-1e9"  # a "very negative number": also 0 after the softmax in float32
+    ZERO_SCORE = "zero-score"  # score 0 -> e⁰ = 1: the future still gets weight (leaks)
+    ZERO_AFTER_SOFTMAX = "zero-after-softmax"  # rows no longer sum to 1
+
+    @classmethod
+    def parse(cls, value: "MaskMode | str") -> "MaskMode":
+        try:
+            return cls(value)
+        except ValueError:
+            names = ", ".join(m.value for m in cls)
+            raise ValueError(f"unknown mask mode {value!r}; choose one of: {names}") from None
+
+
+@dataclass(frozen=True)
+class GPT2Config:
+    """The few numbers of a GPT-2 ``config.json`` that the forward pass needs."""
+
+    vocab_size: int = 50257
+    n_positions: int = 1024
+    n_embd: int = 768
+    n_layer: int = 12
+    n_head: int = 12
+    layer_norm_epsilon: float = 1e-5
+    activation_function: str = "gelu_new"
+    n_inner: int | None = None
+    scale_attn_weights: bool = True
+    scale_attn_by_inverse_layer_idx: bool = False
+
+    @property
+    def head_dim(self) -> int:
+        return self.n_embd // self.n_head
+
+    @property
+    def inner_dim(self) -> int:
+        return self.n_inner or 4 * self.n_embd
+
+    @classmethod
+    def from_dict(cls, raw: Mapping) -> "GPT2Config":
+        known = {f for f in cls.__dataclass_fields__}
+        values = {k: raw[k] for k in known if raw.get(k) is not None}
+        cfg = cls(**values)
+        cfg.validate()
+        return cfg
+
+    def validate(self) -> None:
+        for name in ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"config: {name} must be a positive integer, got {value!r}")
+        if self.n_embd % self.n_head:
+            raise ValueError(f"config: n_embd ({self.n_embd}) is not divisible by n_head ({self.n_head})")
+        if self.activation_function not in ACTIVATIONS:
+            raise ValueError(
+                f"config: activation {self.activation_function!r} is not supported "
+                f"(supported: {', '.join(sorted(ACTIVATIONS))})"
+            )
+
+
+def _gelu_new(x: Tensor) -> Tensor:
+    # GPT-2's tanh approximation of GELU ("gelu_new" in transformers)
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+ACTIVATIONS = {
+    "gelu_new": _gelu_new,
+    "gelu_pytorch_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
+    "gelu": torch.nn.functional.gelu,
+    "relu": torch.relu,
+}
+
+
+@dataclass
+class LayerWeights:
+    ln_1_w: Tensor
+    ln_1_b: Tensor
+    c_attn_w: Tensor  # (d, 3d): GPT-2 stores Conv1D weights as (in, out)
+    c_attn_b: Tensor
+    c_proj_w: Tensor  # (d, d): W^O
+    c_proj_b: Tensor
+    ln_2_w: Tensor
+    ln_2_b: Tensor
+    c_fc_w: Tensor
+    c_fc_b: Tensor
+    mlp_proj_w: Tensor
+    mlp_proj_b: Tensor
+
+
+@dataclass
+class GPT2Weights:
+    wte: Tensor  # (vocab, d); also the output projection (tied), unless lm_head is given
+    wpe: Tensor  # (n_positions, d)
+    layers: list[LayerWeights]
+    ln_f_w: Tensor
+    ln_f_b: Tensor
+    lm_head: Tensor | None = None
+
+    @property
+    def n_bytes(self) -> int:
+        tensors = [self.wte, self.wpe, self.ln_f_w, self.ln_f_b]
+        if self.lm_head is not None and self.lm_head.data_ptr() != self.wte.data_ptr():
+            tensors.append(self.lm_head)
+        for layer in self.layers:
+            tensors += list(vars(layer).values())
+        return sum(t.numel() * t.element_size() for t in tensors)
+
+    @property
+    def n_params(self) -> int:
+        return self.n_bytes // 4  # weights are kept in float32
+
+
+_LAYER_KEYS = {
+    "ln_1_w": "ln_1.weight",
+    "ln_1_b": "ln_1.bias",
+    "c_attn_w": "attn.c_attn.weight",
+    "c_attn_b": "attn.c_attn.bias",
+    "c_proj_w": "attn.c_proj.weight",
+    "c_proj_b": "attn.c_proj.bias",
+    "ln_2_w": "ln_2.weight",
+    "ln_2_b": "ln_2.bias",
+    "c_fc_w": "mlp.c_fc.weight",
+    "c_fc_b": "mlp.c_fc.bias",
+    "mlp_proj_w": "mlp.c_proj.weight",
+    "mlp_proj_b": "mlp.c_proj.bias",
+}
+
+
+def _expected_layer_shapes(cfg: GPT2Config) -> dict[str, tuple[int, ...]]:
+    d, inner = cfg.n_embd, cfg.inner_dim
+    return {
+        "ln_1_w": (d,),
+        "ln_1_b": (d,),
+        "c_attn_w": (d, 3 * d),
+        "c_attn_b": (3 * d,),
+        "c_proj_w": (d, d),
+        "c_proj_b": (d,),
+        "ln_2_w": (d,),
+        "ln_2_b": (d,),
+        "c_fc_w": (d, inner),
+        "c_fc_b": (inner,),
+        "mlp_proj_w": (inner, d),
+        "mlp_proj_b": (d,),
+    }
+
+
+def weights_from_state_dict(cfg: GPT2Config, state: Mapping[str, Tensor]) -> GPT2Weights:
+    """Build :class:`GPT2Weights` from a GPT-2 state dict (``GPT2LMHeadModel`` or ``GPT2Model`` keys).
+
+    Every tensor is checked against the config; a mismatch raises ``ValueError`` naming
+    the tensor, so a broken folder gets a clear message instead of a shape error later.
+    """
+    prefix = "transformer." if any(k.startswith("transformer.") for k in state) else ""
+
+    def take(key: str, shape: tuple[int, ...]) -> Tensor:
+        full = prefix + key
+        if full not in state:
+            raise ValueError(f"weights: missing tensor {full!r}")
+        t = state[full]
+        if tuple(t.shape) != shape:
+            raise ValueError(f"weights: {full!r} has shape {tuple(t.shape)}, the config expects {shape}")
+        t = t.to(torch.float32)  # the app computes in float32 (fp16 checkpoints are upcast)
+        if not torch.isfinite(t).all():
+            raise ValueError(f"weights: {full!r} contains NaN or infinite values")
+        return t.contiguous()
+
+    d = cfg.n_embd
+    layer_shapes = _expected_layer_shapes(cfg)
+    layers = [
+        LayerWeights(**{attr: take(f"h.{i}.{key}", layer_shapes[attr]) for attr, key in _LAYER_KEYS.items()})
+        for i in range(cfg.n_layer)
+    ]
+    wte = take("wte.weight", (cfg.vocab_size, d))
+    lm_head = None
+    if "lm_head.weight" in state:
+        head = state["lm_head.weight"].to(torch.float32)
+        if tuple(head.shape) != (cfg.vocab_size, d):
+            raise ValueError(f"weights: 'lm_head.weight' has shape {tuple(head.shape)}, expected {(cfg.vocab_size, d)}")
+        if not torch.equal(head, wte):
+            lm_head = head.contiguous()
+    return GPT2Weights(
+        wte=wte,
+        wpe=take("wpe.weight", (cfg.n_positions, d)),
+        layers=layers,
+        ln_f_w=take("ln_f.weight", (d,)),
+        ln_f_b=take("ln_f.bias", (d,)),
+        lm_head=lm_head,
+    )
+
+
+@dataclass
+class KVCache:
+    """Past keys and values, one ``(B, H, T, d_k)`` pair per layer."""
+
+    keys: list[Tensor] = field(default_factory=list)
+    values: list[Tensor] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return 0 if not self.keys else int(self.keys[0].shape[2])
+
+    @property
+    def n_bytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t in self.keys + self.values)
+
+
+@dataclass
+class ShapeRow:
+    """One line of the chapter's "dimensions in practice" table."""
+
+    name: str
+    shape: tuple[int, ...]
+    note: str
+
+
+@dataclass
+class LensOutput:
+    """What one forward pass returns.
+
+    ``attentions``: ``[B, L, H, n, T]`` (T = past + n keys) for the layers that were kept
+    (``None`` entries are layers that were not kept, see ``keep_attentions``).
+    ``hidden_states``: ``[B, L+1, n, d]``: the embeddings, then the residual stream after
+    every block (before ``ln_f``).  ``final_hidden``: ``[B, n, d]`` after ``ln_f``.
+    """
+
+    attentions: list[Tensor | None]
+    hidden_states: Tensor | None
+    final_hidden: Tensor
+    logits: Tensor | None
+    shapes: list[ShapeRow]
+    cache: KVCache | None
+    keys: list[Tensor] | None = None
+    values: list[Tensor] | None = None
+
+    def attention_stack(self) -> Tensor:
+        """All kept layers as one tensor ``[B, L, H, n, T]`` (every layer must have been kept)."""
+        if any(a is None for a in self.attentions):
+            raise ValueError("not every layer's attention was kept")
+        return torch.stack(self.attentions, dim=1)  # type: ignore[arg-type]
+
+
+def _layer_norm(x: Tensor, w: Tensor, b: Tensor, eps: float) -> Tensor:
+    return torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, eps)
+
+
+def future_mask(n_query: int, n_key: int | None = None, past: int = 0) -> Tensor:
+    """``True`` where a query may NOT look: key position j > query position (past + i)."""
+    n_key = n_key if n_key is not None else past + n_query
+    q = torch.arange(past, past + n_query)[:, None]
+    k = torch.arange(n_key)[None, :]
+    return k > q
+
+
+def apply_mask(scores: Tensor, future: Tensor, mode: MaskMode) -> Tensor:
+    """Step 4, the line that defines the architecture; returns the attention weights."""
+    if mode is MaskMode.NEG_INF:
+        return torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
+    if mode is MaskMode.FINFO_MIN:
+        return torch.softmax(scores.masked_fill(future, torch.finfo(scores.dtype).min), dim=-1)
+    if mode is MaskMode.NEG_1E9:
+        return torch.softmax(scores.masked_fill(future, -1e9), dim=-1)
+    if mode is MaskMode.ZERO_SCORE:
+        return torch.softmax(scores.masked_fill(future, 0.0), dim=-1)
+    if mode is MaskMode.ZERO_AFTER_SOFTMAX:
+        return torch.softmax(scores, dim=-1).masked_fill(future, 0.0)
+    raise AssertionError(mode)
+
+
+class GPT2Lens:
+    """GPT-2's forward pass, written to be read, returning everything the app shows."""
+
+    def __init__(self, config: GPT2Config, weights: GPT2Weights, name: str = "gpt2"):
+        self.config = config
+        self.weights = weights
+        self.name = name
+        self._act = ACTIVATIONS[config.activation_function]
+
+    @classmethod
+    def from_state_dict(cls, config: GPT2Config, state: Mapping[str, Tensor], name: str = "gpt2") -> "GPT2Lens":
+        return cls(config, weights_from_state_dict(config, state), name)
+
+    @property
+    def output_embedding(self) -> Tensor:
+        return self.weights.lm_head if self.weights.lm_head is not None else self.weights.wte
+
+    # ------------------------------------------------------------------ the forward pass
+    @torch.inference_mode()
+    def forward(
+        self,
+        input_ids: Tensor | Iterable[int],
+        *,
+        causal: bool = True,
+        mask_mode: MaskMode | str = MaskMode.NEG_INF,
+        past: KVCache | None = None,
+        use_cache: bool = False,
+        keep_attentions: bool | Iterable[int] = True,
+        keep_hidden: bool = True,
+        keep_kv: bool = False,
+        compute_logits: bool = True,
+        logits_positions: slice | None = None,
+        identity_c_proj: bool = False,
+    ) -> LensOutput:
+        """Run GPT-2 on ``input_ids`` (``[n]`` or ``[B, n]``).
+
+        ``causal``: apply the mask (GPT-2) or not (bidirectional, RoBERTa-style).
+        ``mask_mode``: how the mask hides the future (see :class:`MaskMode`).
+        ``past`` / ``use_cache``: KV cache in, updated cache out (generation).
+        ``keep_attentions``: ``True`` (all layers), ``False``, or the layer indices to keep;
+        at 1024 tokens all attentions of GPT-2 small take 600 MB, so panels ask for what they show.
+        ``compute_logits`` / ``logits_positions``: skip or restrict the vocabulary projection.
+        ``keep_kv``: return each layer's full K and V (``[B, H, T, d_k]``), for the K/V-stability view.
+        ``identity_c_proj``: replace W^O by the identity (heads stay in their own slices).
+        """
+        cfg, w = self.config, self.weights
+        mode = MaskMode.parse(mask_mode)
+        ids = torch.as_tensor(input_ids if isinstance(input_ids, Tensor) else list(input_ids), dtype=torch.long)
+        if ids.dim() == 1:
+            ids = ids[None]
+        if ids.dim() != 2 or ids.shape[1] == 0:
+            raise ValueError("input_ids must be a non-empty [n] or [B, n] sequence of token ids")
+        B, n = ids.shape
+        past_len = past.length if past is not None else 0
+        if past_len + n > cfg.n_positions:
+            raise ValueError(f"{past_len + n} positions exceed the model's context of {cfg.n_positions}")
+        if int(ids.min()) < 0 or int(ids.max()) >= cfg.vocab_size:
+            raise ValueError(f"token ids must lie in [0, {cfg.vocab_size})")
+        if isinstance(keep_attentions, bool):
+            kept = set(range(cfg.n_layer)) if keep_attentions else set()
+        else:
+            kept = set(keep_attentions)
+
+        H, dk, d = cfg.n_head, cfg.head_dim, cfg.n_embd
+        shapes: list[ShapeRow] = []
+
+        def note(name: str, t: Tensor, text: str) -> None:
+            # batch dimension dropped for one sequence, as in the chapter's table
+            shapes.append(ShapeRow(name, tuple(t.shape[1:]) if B == 1 else tuple(t.shape), text))
+
+        positions = torch.arange(past_len, past_len + n)
+        h = w.wte[ids] + w.wpe[positions][None]
+        note("h", h, "token + position embeddings")
+        future = future_mask(n, past_len + n, past_len) if causal else None
+        scale = 1.0 / math.sqrt(dk) if cfg.scale_attn_weights else 1.0
+
+        attentions: list[Tensor | None] = []
+        hidden = [h] if keep_hidden else None
+        new_cache = KVCache() if use_cache else None
+        keys_out: list[Tensor] | None = [] if keep_kv else None
+        values_out: list[Tensor] | None = [] if keep_kv else None
+
+        for layer_idx, lw in enumerate(w.layers):
+            a = _layer_norm(h, lw.ln_1_w, lw.ln_1_b, cfg.layer_norm_epsilon)
+            # 1) a single matmul produces Q, K and V at once
+            qkv = torch.addmm(lw.c_attn_b, a.reshape(-1, d), lw.c_attn_w).view(B, n, 3 * d)
+            q, k, v = qkv.split(d, dim=2)
+            # 2) (B, n, d) -> (B, H, n, d_k): separates the heads
+            q = q.view(B, n, H, dk).transpose(1, 2)
+            k = k.view(B, n, H, dk).transpose(1, 2)
+            v = v.view(B, n, H, dk).transpose(1, 2)
+            if past is not None and past.keys:
+                k = torch.cat([past.keys[layer_idx], k], dim=2)
+                v = torch.cat([past.values[layer_idx], v], dim=2)
+            if new_cache is not None:
+                new_cache.keys.append(k)
+                new_cache.values.append(v)
+            if keys_out is not None:
+                keys_out.append(k)
+                values_out.append(v)  # type: ignore[union-attr]
+            # 3) scaled scores -> (B, H, n, T)
+            layer_scale = scale / (layer_idx + 1) if cfg.scale_attn_by_inverse_layer_idx else scale
+            scores = torch.matmul(q, k.transpose(-1, -2)) * layer_scale
+            # 4) ===== THE LINE THAT DEFINES THE ARCHITECTURE =====
+            att = apply_mask(scores, future, mode) if future is not None else torch.softmax(scores, dim=-1)
+            attentions.append(att if layer_idx in kept else None)
+            per_head = torch.matmul(att, v)  # (B, H, n, d_k)
+            # 5) regroup the heads and mix them with W^O (c_proj)
+            y = per_head.transpose(1, 2).reshape(B, n, d)
+            if identity_c_proj:
+                mixed = y
+            else:
+                mixed = torch.addmm(lw.c_proj_b, y.reshape(-1, d), lw.c_proj_w).view(B, n, d)
+            if layer_idx == 0:  # the table describes one layer; every layer has the same shapes
+                note("c_attn", qkv, "a single matmul: Q, K, V fused")
+                note("Q, K, V", q, "reshaped into heads: heads in parallel")
+                note("scores", scores, "Q·Kᵀ/√d_k, one map per head")
+                note("attention", att, "after the mask and the softmax")
+                note("per head", per_head, "weighted sum of V, per head")
+                note("concat", y, "regroups the slices")
+                note("c_proj", mixed, "W^O mixes the heads")
+            h = h + mixed
+            m = _layer_norm(h, lw.ln_2_w, lw.ln_2_b, cfg.layer_norm_epsilon)
+            m = torch.addmm(lw.c_fc_b, m.reshape(-1, d), lw.c_fc_w)
+            m = torch.addmm(lw.mlp_proj_b, self._act(m), lw.mlp_proj_w).view(B, n, d)
+            h = h + m
+            if layer_idx == 0:
+                note("block output", h, "same shape as the input")
+            if hidden is not None:
+                hidden.append(h)
+
+        final = _layer_norm(h, w.ln_f_w, w.ln_f_b, cfg.layer_norm_epsilon)
+        logits = None
+        if compute_logits:
+            sel = final if logits_positions is None else final[:, logits_positions]
+            logits = torch.matmul(sel, self.output_embedding.T)
+            shapes.append(ShapeRow("logits", tuple(logits.shape[1:]) if B == 1 else tuple(logits.shape), "ln_f, then × wteᵀ"))
+        return LensOutput(
+            attentions=attentions,
+            hidden_states=torch.stack(hidden, dim=1) if hidden is not None else None,
+            final_hidden=final,
+            logits=logits,
+            shapes=shapes,
+            cache=new_cache,
+            keys=keys_out,
+            values=values_out,
+        )
+
+    __call__ = forward
+
+    # ------------------------------------------------------------------ generation
+    @torch.inference_mode()
+    def next_token_logits(self, ids: list[int], past: KVCache | None) -> tuple[Tensor, KVCache]:
+        """Logits for the token after ``ids``; with ``past`` only the new ids are computed."""
+        new = ids[past.length :] if past is not None else ids
+        out = self.forward(
+            new,
+            past=past,
+            use_cache=True,
+            keep_attentions=False,
+            keep_hidden=False,
+            logits_positions=slice(-1, None),
+        )
+        assert out.logits is not None and out.cache is not None
+        return out.logits[0, -1], out.cache
+
+    def parameter_count(self) -> int:
+        return self.weights.n_params

@@ -1,0 +1,312 @@
+"""Train Attention Lab's bundled demo model: a small GPT-2 (12 heads per layer) on CPU.
+
+Reproducible recipe (fixed seed, hyper-parameters recorded in the output's
+``training.json``).  The corpus comes from Debian packages only:
+
+    apt-get install fortunes fortunes-br python3.11-doc
+
+* English: every ``/usr/share/games/fortunes/*`` file of ``fortunes`` / ``fortunes-min``
+  (public-domain / freely redistributable collection, see the package's copyright file);
+* Brazilian Portuguese: ``/usr/share/games/fortunes/brasil`` (``fortunes-br``, GPL-2);
+* Python's documentation sources ``/usr/share/doc/python3.11/html/_sources`` (PSF licence).
+
+Levers used, all stated in the model card (they are data and initialisation choices;
+no weight is set by hand):
+
+* the position table starts as a sinusoid (x0.5) instead of noise, which makes
+  position-based attention (sinks, previous-token heads) easy to find early;
+* a curriculum: a fraction of training rows carries a short period-2 snippet
+  ("A B A B A B") spliced into natural text, where the next token equals the one two
+  places back, which rewards a head that looks at the previous position;
+* bf16 autocast on CPU (the 50257-way output projection dominates the cost).
+
+Checkpoints are written every ``--eval-every`` steps into ``--work`` (safetensors only)
+so an interrupted run resumes where it stopped: run the same command again.
+
+    python packaging/train_demo_model.py --work build/demo-train --out resources/demo-model
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKENIZER_DIR = ROOT / "resources" / "tokenizer"
+HELDOUT = ROOT / "tests" / "data" / "heldout_en.txt"
+FORTUNES = Path("/usr/share/games/fortunes")
+PYDOCS = Path("/usr/share/doc/python3.11/html/_sources")
+
+DEFAULTS = dict(
+    seed=1234,
+    n_layer=4,
+    n_head=12,
+    n_embd=192,
+    n_positions=256,
+    seq_len=256,
+    batch_size=4,
+    lr=3e-3,
+    min_lr_ratio=0.1,
+    warmup_steps=100,
+    weight_decay=0.01,
+    steps=4000,
+    position_init="sinusoid",
+    position_init_scale=0.5,
+    period2_fraction=0.3,
+    period2_min_len=8,
+    period2_max_len=24,
+    eval_chunk=64,
+)
+
+
+# --------------------------------------------------------------------------- corpus
+def read_documents() -> dict[str, list[str]]:
+    docs: dict[str, list[str]] = {"fortunes-en": [], "fortunes-pt": [], "python-docs": []}
+    for path in sorted(FORTUNES.iterdir()):
+        if path.suffix or not path.is_file():
+            continue  # skip .dat indexes and .u8 links
+        key = "fortunes-pt" if path.name == "brasil" else "fortunes-en"
+        text = path.read_text(encoding="utf-8", errors="replace")
+        docs[key] += [d.strip() for d in text.split("\n%\n") if d.strip()]
+    for path in sorted(PYDOCS.rglob("*.txt")):
+        docs["python-docs"].append(path.read_text(encoding="utf-8", errors="replace").strip())
+    return docs
+
+
+def build_stream(tokenizer, docs: dict[str, list[str]], rng: random.Random):
+    eos = tokenizer.eos_token_id
+    everything = [d for group in docs.values() for d in group]
+    rng.shuffle(everything)
+    ids: list[int] = []
+    for doc in everything:
+        ids += tokenizer.encode(doc) + [eos]
+    return torch.tensor(ids, dtype=torch.long)
+
+
+def unigram_cross_entropy(train_ids: torch.Tensor, eval_ids: torch.Tensor, vocab: int) -> float:
+    """Held-out loss (nats/token) of the add-one-smoothed unigram model of the training stream."""
+    counts = torch.bincount(train_ids, minlength=vocab).double() + 1.0
+    logp = torch.log(counts / counts.sum())
+    return float(-logp[eval_ids].mean())
+
+
+# --------------------------------------------------------------------------- model
+def sinusoid_table(n_pos: int, dim: int) -> torch.Tensor:
+    pos = torch.arange(n_pos, dtype=torch.float32)[:, None]
+    freq = torch.exp(torch.arange(0, dim, 2, dtype=torch.float32) * (-math.log(10000.0) / dim))
+    table = torch.zeros(n_pos, dim)
+    table[:, 0::2] = torch.sin(pos * freq)
+    table[:, 1::2] = torch.cos(pos * freq)
+    return table
+
+
+def make_model(hp: dict):
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(
+        vocab_size=50257,
+        n_positions=hp["n_positions"],
+        n_embd=hp["n_embd"],
+        n_layer=hp["n_layer"],
+        n_head=hp["n_head"],
+        bos_token_id=50256,
+        eos_token_id=50256,
+        tie_word_embeddings=True,
+    )
+    model = GPT2LMHeadModel(config)
+    if hp["position_init"] == "sinusoid":
+        with torch.no_grad():
+            model.transformer.wpe.weight.copy_(
+                sinusoid_table(hp["n_positions"], hp["n_embd"]) * hp["position_init_scale"]
+            )
+    return model
+
+
+# --------------------------------------------------------------------------- batches
+def sample_batch(stream: torch.Tensor, hp: dict, gen: torch.Generator, common: torch.Tensor):
+    n, b = hp["seq_len"], hp["batch_size"]
+    starts = torch.randint(0, len(stream) - n - 1, (b,), generator=gen)
+    rows = torch.stack([stream[s : s + n] for s in starts.tolist()])
+    for r in range(b):
+        if torch.rand((), generator=gen) < hp["period2_fraction"]:
+            length = int(torch.randint(hp["period2_min_len"], hp["period2_max_len"] + 1, (), generator=gen))
+            at = int(torch.randint(1, n - length, (), generator=gen))
+            pair = common[torch.randint(0, len(common), (2,), generator=gen)]
+            rows[r, at : at + length] = pair.repeat(length // 2 + 1)[:length]
+    return rows
+
+
+# --------------------------------------------------------------------------- evaluation
+@torch.no_grad()
+def evaluate(model, heldout_ids: torch.Tensor, chunk: int, n_ctx: int) -> dict:
+    model.eval()
+    model.set_attn_implementation("eager")  # SDPA returns no attention weights
+    losses, weights = [], []
+    for s in range(0, len(heldout_ids) - 1, n_ctx):
+        piece = heldout_ids[s : s + n_ctx][None]
+        if piece.shape[1] < 2:
+            continue
+        out = model(input_ids=piece, labels=piece)
+        losses.append(float(out.loss) * (piece.shape[1] - 1))
+        weights.append(piece.shape[1] - 1)
+    prev, sink = [], []
+    for s in range(0, len(heldout_ids) - chunk + 1, chunk):
+        att = model(input_ids=heldout_ids[s : s + chunk][None], output_attentions=True).attentions
+        a = torch.stack([x[0] for x in att])  # [L, H, n, n]
+        idx = torch.arange(1, chunk)
+        prev.append(a[:, :, idx, idx - 1].mean(-1))
+        sink.append(a[:, :, 1:, 0].mean(-1))
+    model.train()
+    model.set_attn_implementation("sdpa")
+    prev_t, sink_t = torch.stack(prev).mean(0), torch.stack(sink).mean(0)
+    return {
+        "heldout_loss": sum(losses) / sum(weights),
+        "best_previous_token": float(prev_t.max()),
+        "best_previous_token_head": divmod(int(prev_t.argmax()), prev_t.shape[1]),
+        "best_sink": float(sink_t.max()),
+        "best_sink_head": divmod(int(sink_t.argmax()), sink_t.shape[1]),
+    }
+
+
+# --------------------------------------------------------------------------- checkpoints
+def save_checkpoint(work: Path, model, opt, step: int, log: list) -> None:
+    from safetensors.torch import save_file
+
+    tmp = work / "ckpt.tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in model.state_dict().items() if k != "lm_head.weight"}, tmp / "model.safetensors")
+    names = {id(p): n for n, p in model.named_parameters()}
+    opt_tensors = {}
+    for group in opt.param_groups:
+        for p in group["params"]:
+            st = opt.state.get(p)
+            if st:
+                for key in ("exp_avg", "exp_avg_sq", "step"):
+                    opt_tensors[f"{names[id(p)]}::{key}"] = torch.as_tensor(st[key]).contiguous()
+    save_file(opt_tensors, tmp / "optimizer.safetensors")
+    (tmp / "state.json").write_text(json.dumps({"step": step, "log": log}))
+    final = work / "ckpt"
+    if final.exists():
+        for f in final.iterdir():
+            f.unlink()
+        final.rmdir()
+    tmp.rename(final)
+
+
+def load_checkpoint(work: Path, model, opt):
+    from safetensors.torch import load_file
+
+    ckpt = work / "ckpt"
+    if not (ckpt / "state.json").exists():
+        return 0, []
+    model.load_state_dict(load_file(ckpt / "model.safetensors"), strict=False)
+    model.tie_weights()
+    opt_tensors = load_file(ckpt / "optimizer.safetensors")
+    for name, p in model.named_parameters():
+        if f"{name}::exp_avg" in opt_tensors:
+            opt.state[p] = {k: opt_tensors[f"{name}::{k}"] for k in ("exp_avg", "exp_avg_sq", "step")}
+    state = json.loads((ckpt / "state.json").read_text())
+    return state["step"], state["log"]
+
+
+def export(model, out: Path, hp: dict, log: list, extra: dict) -> None:
+    import shutil
+
+    out.mkdir(parents=True, exist_ok=True)
+    half = model.to(torch.float16)
+    half.save_pretrained(str(out), safe_serialization=True)
+    model.to(torch.float32)
+    for f in TOKENIZER_DIR.iterdir():
+        shutil.copy(f, out / f.name)
+    (out / "training.json").write_text(json.dumps({"hyperparameters": hp, **extra, "log": log}, indent=1))
+
+
+# --------------------------------------------------------------------------- main
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Train the demo GPT-2 on CPU")
+    parser.add_argument("--work", type=Path, default=ROOT / "build" / "demo-train")
+    parser.add_argument("--out", type=Path, default=ROOT / "resources" / "demo-model")
+    parser.add_argument("--eval-every", type=int, default=250)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
+    for key, value in DEFAULTS.items():
+        parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value)
+    args = parser.parse_args(argv)
+    hp = {k: getattr(args, k) for k in DEFAULTS}
+
+    from transformers import AutoTokenizer
+
+    torch.set_num_threads(args.threads)
+    random.seed(hp["seed"])
+    torch.manual_seed(hp["seed"])
+    tokenizer = AutoTokenizer.from_pretrained(str(TOKENIZER_DIR))
+    docs = read_documents()
+    stream = build_stream(tokenizer, docs, random.Random(hp["seed"]))
+    heldout_ids = torch.tensor(tokenizer.encode(HELDOUT.read_text(encoding="utf-8")))
+    counts = torch.bincount(stream, minlength=50257)
+    counts[tokenizer.eos_token_id] = 0  # document separators never go into a snippet
+    common = torch.argsort(counts, descending=True)[:2000]  # snippet tokens: the 2000 most frequent
+    corpus_stats = {
+        "documents": {k: len(v) for k, v in docs.items()},
+        "tokens": int(len(stream)),
+        "unigram_heldout_loss": unigram_cross_entropy(stream, heldout_ids, 50257),
+    }
+    print(json.dumps(corpus_stats), flush=True)
+
+    model = make_model(hp)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": hp["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=hp["lr"],
+        betas=(0.9, 0.95),
+    )
+    args.work.mkdir(parents=True, exist_ok=True)
+    step, log = load_checkpoint(args.work, model, opt)
+    gen = torch.Generator().manual_seed(hp["seed"] + step)
+    model.train()
+    t0, tokens_since, running = time.time(), 0, []
+    while step < hp["steps"]:
+        warm = min(1.0, (step + 1) / hp["warmup_steps"])
+        progress = step / hp["steps"]
+        cosine = hp["min_lr_ratio"] + (1 - hp["min_lr_ratio"]) * 0.5 * (1 + math.cos(math.pi * progress))
+        for g in opt.param_groups:
+            g["lr"] = hp["lr"] * warm * cosine
+        batch = sample_batch(stream, hp, gen, common)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = model(input_ids=batch, labels=batch).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        step += 1
+        running.append(float(loss))
+        tokens_since += batch.numel()
+        if step % args.eval_every == 0 or step == hp["steps"]:
+            entry = {
+                "step": step,
+                "tokens_seen": step * hp["batch_size"] * hp["seq_len"],
+                "train_loss": sum(running) / len(running),
+                "tokens_per_s": tokens_since / (time.time() - t0),
+                **evaluate(model, heldout_ids, hp["eval_chunk"], hp["n_positions"]),
+            }
+            log.append(entry)
+            print(json.dumps(entry), flush=True)
+            running, tokens_since, t0 = [], 0, time.time()
+            save_checkpoint(args.work, model, opt, step, log)
+            # export a usable model at every checkpoint: a session stop never leaves nothing
+            export(model, args.work / "latest-export", hp, log, corpus_stats)
+    export(model, args.out, hp, log, corpus_stats)
+    print(f"exported to {args.out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
