@@ -1,0 +1,620 @@
+"""Where models come from: the bundled demo, a folder, the local Hugging Face cache, a download.
+
+A model folder is GPT-2 in Hugging Face format: ``config.json`` (``model_type: gpt2``),
+weights as ``*.safetensors`` (one file, or shards listed in
+``model.safetensors.index.json``) and the tokenizer (``tokenizer.json``, or ``vocab.json``
++ ``merges.txt``).
+
+Safety rules, because people open folders downloaded from anywhere:
+
+- weights are read with ``safetensors`` only.  Pickle checkpoints (``pytorch_model.bin``,
+  ``*.pt``, ``*.ckpt``…) are refused without being opened: unpickling can run any code;
+- no ``trust_remote_code``, no transformers at all: ``config.json`` is read as plain JSON
+  and only GPT-2 is accepted;
+- loading never touches the network: a hub id is looked up in the local cache only.  The
+  network is used by :func:`download_model` alone, when the user asks for a download;
+- a user's model id or path is never handed to a shell.
+
+Every failure is a :class:`ModelLoadError` with a one-line message a learner can act on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Protocol
+
+from . import paths
+from .lens import GPT2Config, GPT2Lens, weights_from_state_dict
+from .tokens import Tokenizer, TokenizerError
+
+SUPPORTED_ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model", "GPT2DoubleHeadsModel")
+SUPPORTED_TEXT = "GPT-2-family checkpoints (model_type \"gpt2\": gpt2, distilgpt2, gpt2-medium, gpt2-large, gpt2-xl…)"
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
+OTHER_WEIGHT_SUFFIXES = (".h5", ".msgpack", ".onnx", ".gguf")
+INDEX_NAME = "model.safetensors.index.json"
+DOWNLOAD_MARKER = ".attention-lab-download.json"
+MAX_JSON_BYTES = 8 * 1024 * 1024  # config/index files are a few KB; refuse absurd ones unread
+MAX_CARD_BYTES = 256 * 1024
+DEFAULT_HUB_MODELS = ("gpt2", "openai-community/gpt2")
+
+# Files fetched by download_model, in order.  Weights are chosen after the config is checked.
+DOWNLOAD_TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json")
+DOWNLOAD_EXTRA_FILES = ("generation_config.json",)
+
+_REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?")
+_SHARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.safetensors")
+
+
+class ModelLoadError(Exception):
+    """A model could not be loaded or downloaded; ``str(err)`` is one readable line."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))
+
+
+class DownloadCancelled(ModelLoadError):
+    """The user cancelled a download (nothing was left behind)."""
+
+
+@dataclass
+class LoadedModel:
+    lens: GPT2Lens
+    tokenizer: Tokenizer
+    name: str  # for display
+    spec: str  # what load_model() was given, normalised: "demo", a hub id, or a folder path
+    source: str  # "demo" | "folder" | "hub-cache" | "download"
+    path: Path  # the folder the files were read from
+    n_params: int
+    n_bytes: int  # weights in memory (float32)
+    is_demo: bool
+    model_card: str | None = None  # MODEL_CARD.md / README.md text, when the folder has one
+
+    @property
+    def config(self) -> GPT2Config:
+        return self.lens.config
+
+
+# ---------------------------------------------------------------------------- where things are
+def demo_model_dir() -> Path:
+    """The bundled demo model: ``resources/demo-model`` (inside the bundle when frozen)."""
+    return paths.resource_dir() / "demo-model"
+
+
+def validate_repo_id(repo_id: object) -> str:
+    """Return ``repo_id`` if it is a plain ``name`` or ``owner/name`` hub id, else raise.
+
+    Only letters, digits, ``.``, ``_`` and ``-``: no path traversal, no shell syntax.
+    """
+    if not isinstance(repo_id, str):
+        raise ModelLoadError(f"a model id must be text, got {type(repo_id).__name__}")
+    text = repo_id.strip()
+    parts = text.split("/")
+    if (
+        not text
+        or len(parts) > 2
+        or not all(_REPO_PART.fullmatch(p) for p in parts)
+        or ".." in text
+        or "--" in text
+    ):
+        raise ModelLoadError(
+            f"{repo_id!r} is not a valid model id: use a name like \"gpt2\" or \"owner/name\" "
+            "(letters, digits, '.', '_' and '-')"
+        )
+    return text
+
+
+def _repo_dir_name(repo_id: str) -> str:
+    return repo_id.replace("/", "--")  # "--" can't occur in a valid id, so this is reversible
+
+
+def find_cached_model(repo_id: str) -> Path | None:
+    """The snapshot folder of ``repo_id`` in the local Hugging Face cache, or ``None``.
+
+    Reads the cache's ``refs/main`` like ``huggingface_hub`` does; never uses the network.
+    """
+    repo_id = validate_repo_id(repo_id)
+    cache = paths.hub_cache_dir()
+    snapshot: Path | None = None
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        hit = try_to_load_from_cache(repo_id, "config.json", cache_dir=str(cache))
+        if isinstance(hit, str):
+            snapshot = Path(hit).parent
+    except Exception:  # an odd cache layout is "not cached", not a crash
+        snapshot = None
+    if snapshot is None:
+        # refs/main missing (e.g. a cache copied by hand): take the newest complete snapshot
+        snapshots = cache / f"models--{_repo_dir_name(repo_id)}" / "snapshots"
+        try:
+            candidates = [(p.stat().st_mtime, p) for p in snapshots.iterdir() if (p / "config.json").is_file()]
+        except OSError:
+            candidates = []
+        if candidates:
+            snapshot = max(candidates)[1]
+    return snapshot
+
+
+def find_downloaded_model(repo_id: str) -> Path | None:
+    """The folder :func:`download_model` made for ``repo_id``, if it is there."""
+    folder = paths.models_dir() / _repo_dir_name(validate_repo_id(repo_id))
+    return folder if (folder / "config.json").is_file() else None
+
+
+def _has_safetensors(folder: Path) -> bool:
+    try:
+        return any(e.name.endswith(".safetensors") or e.name == INDEX_NAME for e in os.scandir(folder))
+    except OSError:
+        return False
+
+
+def default_model_spec() -> str:
+    """``"gpt2"`` (or its new hub name) when GPT-2 small is available offline, else ``"demo"``."""
+    for repo_id in DEFAULT_HUB_MODELS:
+        for folder in (find_downloaded_model(repo_id), find_cached_model(repo_id)):
+            if folder is not None and _has_safetensors(folder):
+                return repo_id
+    return "demo"
+
+
+# ---------------------------------------------------------------------------- loading
+def load_model(spec: str | os.PathLike) -> LoadedModel:
+    """Load ``"demo"``, a folder path, or a hub id from the local cache (never the network)."""
+    if isinstance(spec, os.PathLike):
+        folder = Path(spec)
+        return load_folder(folder, spec=str(folder), source="folder")
+    if not isinstance(spec, str):
+        raise ModelLoadError(f"a model must be given as text or a path, got {type(spec).__name__}")
+    text = spec.strip()
+    if not text:
+        raise ModelLoadError("no model given: use \"demo\", a folder path, or a hub id like \"gpt2\"")
+    if text.lower() == "demo":
+        folder = demo_model_dir()
+        if not folder.exists() and not folder.is_symlink():
+            raise ModelLoadError(
+                f"the bundled demo model is missing from this installation (expected in {folder}); "
+                "choose a model folder, or reinstall Attention Lab"
+            )
+        return load_folder(folder, spec="demo", source="demo")
+    as_path = Path(text).expanduser()
+    if as_path.exists() or as_path.is_symlink() or _looks_like_path(text):
+        return load_folder(as_path, spec=str(as_path), source="folder")
+    try:
+        repo_id = validate_repo_id(text)
+    except ModelLoadError:
+        raise ModelLoadError(
+            f"{text!r} is neither an existing folder nor a model id: use \"demo\", a folder path, or a hub id like \"gpt2\""
+        ) from None
+    downloaded = find_downloaded_model(repo_id)
+    if downloaded is not None:
+        return load_folder(downloaded, spec=repo_id, source="download", name=repo_id)
+    cached = find_cached_model(repo_id)
+    if cached is not None:
+        return load_folder(cached, spec=repo_id, source="hub-cache", name=repo_id)
+    raise ModelLoadError(
+        f"{repo_id!r} is not in the local Hugging Face cache ({paths.hub_cache_dir()}) and was not downloaded; "
+        "Attention Lab never downloads on its own: download it explicitly, or open a model folder"
+    )
+
+
+def _looks_like_path(text: str) -> bool:
+    return (
+        text.startswith((".", "/", "~", "\\"))
+        or text.count("/") > 1
+        or "\\" in text
+        or bool(re.match(r"^[A-Za-z]:", text))
+        or text.endswith((".json", ".safetensors") + PICKLE_SUFFIXES)
+    )
+
+
+def load_folder(folder: Path, *, spec: str | None = None, source: str = "folder", name: str | None = None) -> LoadedModel:
+    """Load a GPT-2 folder (see the module docstring).  Raises :class:`ModelLoadError`."""
+    folder = _check_folder(Path(folder))
+    config, tokenizer, weight_files = inspect_folder(folder)
+    state = _read_weights(folder, weight_files)
+    try:
+        weights = weights_from_state_dict(config, state)
+    except ValueError as exc:
+        detail = str(exc).removeprefix("weights: ")
+        if "NaN" in detail:
+            raise ModelLoadError(f"the weights in {folder} are damaged: {detail}") from None
+        raise ModelLoadError(f"the weights in {folder} don't match its config.json: {detail}") from None
+    finally:
+        state.clear()  # the float16/float32 originals: weights_from_state_dict made copies
+
+    marker = _read_download_marker(folder)
+    if marker and source == "folder":
+        source = "download"
+    is_demo = source == "demo"
+    if name is None:
+        if is_demo:
+            tok = "GPT-2 tokenizer" if tokenizer.vocab_size == 50257 else f"{tokenizer.vocab_size}-token vocabulary"
+            name = f"Attention Lab demo ({config.n_layer}×{config.n_head}, {tok})"
+        elif marker:
+            name = marker
+        else:
+            name = folder.name or str(folder)
+    lens = GPT2Lens(config, weights, name=name)
+    return LoadedModel(
+        lens=lens,
+        tokenizer=tokenizer,
+        name=name,
+        spec=spec if spec is not None else str(folder),
+        source=source,
+        path=folder,
+        n_params=weights.n_params,
+        n_bytes=weights.n_bytes,
+        is_demo=is_demo,
+        model_card=_read_card(folder),
+    )
+
+
+def inspect_folder(folder: Path) -> tuple[GPT2Config, Tokenizer, list[Path]]:
+    """Everything but the tensors: config, tokenizer, and which weight files to read."""
+    raw = _read_json(folder, "config.json", what="its configuration")
+    config = check_config(raw, where=str(folder))
+    weight_files = _weight_files(folder)  # before the tokenizer: "pickle refused" matters most
+    tokenizer = _load_tokenizer(folder)
+    if tokenizer.vocab_size > config.vocab_size or config.vocab_size - tokenizer.vocab_size >= 1024:
+        # a few padding rows (e.g. 50304 for 50257 tokens) are normal; more means the
+        # tokenizer belongs to another model, and its ids would index the wrong embeddings
+        raise ModelLoadError(
+            f"the tokenizer in {folder} has {tokenizer.vocab_size} tokens but the model's vocabulary has "
+            f"{config.vocab_size}: they don't belong together"
+        )
+    return config, tokenizer, weight_files
+
+
+def check_config(raw: object, where: str) -> GPT2Config:
+    """Accept GPT-2 only, and turn its config.json into a :class:`GPT2Config`."""
+    if not isinstance(raw, dict):
+        raise ModelLoadError(f"config.json in {where} is not a JSON object")
+    model_type = raw.get("model_type")
+    archs = raw.get("architectures") or []
+    if not isinstance(archs, list):
+        archs = [archs]
+    arch_text = ", ".join(str(a) for a in archs) or "no architecture given"
+    if model_type != "gpt2" and not (model_type is None and any(a in SUPPORTED_ARCHITECTURES for a in archs)):
+        what = f"a {model_type} model" if model_type else "a model of unknown type"
+        raise ModelLoadError(
+            f"{where} holds {what} ({arch_text}); "
+            f"Attention Lab loads only {SUPPORTED_TEXT}"
+        )
+    unsupported = [a for a in archs if a not in SUPPORTED_ARCHITECTURES]
+    if archs and not any(a in SUPPORTED_ARCHITECTURES for a in archs):
+        raise ModelLoadError(
+            f"{where} holds a GPT-2 {', '.join(map(str, unsupported))}, which has no language-model head; "
+            f"supported: {', '.join(SUPPORTED_ARCHITECTURES)}"
+        )
+    if raw.get("add_cross_attention"):
+        raise ModelLoadError(f"{where} is a GPT-2 with cross-attention (an encoder-decoder part); not supported")
+    try:
+        return GPT2Config.from_dict(raw)
+    except (ValueError, TypeError) as exc:
+        detail = str(exc).removeprefix("config: ")
+        raise ModelLoadError(f"config.json in {where} is not usable: {detail}") from None
+
+
+def _check_folder(folder: Path) -> Path:
+    _check_link(folder, folder)
+    if not folder.exists():
+        raise ModelLoadError(f"model folder not found: {folder}")
+    if folder.is_file() and (folder.name == "config.json" or folder.suffix in (".safetensors", ".json")):
+        folder = folder.parent  # a file inside the model folder was picked: use its folder
+    if not folder.is_dir():
+        raise ModelLoadError(f"{folder} is not a folder: a model is a folder with config.json and *.safetensors")
+    return folder
+
+
+def _check_link(path: Path, folder: Path) -> None:
+    """A symbolic link that loops or dangles gets its own message (``exists()`` hides both)."""
+    if not path.is_symlink():
+        return
+    try:
+        path.resolve(strict=True)
+    except (OSError, RuntimeError):  # RuntimeError: symlink loop on Python < 3.13
+        where = path.name if path != folder else str(path)
+        raise ModelLoadError(
+            f"{where} is a symbolic link that loops or points to nothing" + (f" (in {folder})" if path != folder else "")
+        ) from None
+
+
+def _read_json(folder: Path, name: str, what: str) -> object:
+    path = folder / name
+    _check_link(path, folder)
+    if not path.is_file():
+        if name == "config.json":
+            raise ModelLoadError(
+                f"no config.json in {folder}: a GPT-2 model folder holds config.json, *.safetensors weights and tokenizer files"
+            )
+        raise ModelLoadError(f"{name} is missing from {folder}")
+    try:
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise ModelLoadError(f"{name} in {folder} is {size} bytes, far too large for {what}")
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except ModelLoadError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ModelLoadError(f"{name} in {folder} is not valid JSON ({type(exc).__name__}: {_first_line(exc)})") from None
+
+
+def _load_tokenizer(folder: Path) -> Tokenizer:
+    for name in ("tokenizer.json", "vocab.json", "merges.txt"):
+        _check_link(folder / name, folder)
+    try:
+        return Tokenizer.from_folder(folder)
+    except TokenizerError as exc:
+        raise ModelLoadError(str(exc)) from None
+
+
+def _weight_files(folder: Path) -> list[Path]:
+    """The safetensors files to read; refuses pickle-only and foreign formats with a reason."""
+    try:
+        names = sorted(e.name for e in os.scandir(folder))
+    except OSError as exc:
+        raise ModelLoadError(f"can't list {folder}: {exc.strerror or exc}") from None
+
+    if "model.safetensors" in names:
+        chosen = ["model.safetensors"]
+    elif INDEX_NAME in names:
+        chosen = _shards_from_index(folder)
+    else:
+        chosen = [n for n in names if n.endswith(".safetensors")]
+    if not chosen:
+        pickles = [n for n in names if n.endswith(PICKLE_SUFFIXES)]
+        others = [n for n in names if n.endswith(OTHER_WEIGHT_SUFFIXES)]
+        if pickles:
+            raise ModelLoadError(
+                f"{folder} has only a pickle checkpoint ({', '.join(pickles)}), which was not opened: "
+                "loading a pickle can run arbitrary code, so Attention Lab reads only .safetensors weights "
+                "(convert it on a trusted machine, e.g. save_pretrained(..., safe_serialization=True))"
+            )
+        if others:
+            raise ModelLoadError(
+                f"{folder} has weights only in {', '.join(others)}; Attention Lab reads PyTorch weights in .safetensors format"
+            )
+        raise ModelLoadError(f"no weights in {folder}: expected model.safetensors (or shards with {INDEX_NAME})")
+    files = []
+    for name in chosen:
+        path = folder / name
+        _check_link(path, folder)
+        if not path.is_file():
+            raise ModelLoadError(f"weight file {name} is missing from {folder}")
+        files.append(path)
+    return files
+
+
+def _shards_from_index(folder: Path) -> list[str]:
+    index = _read_json(folder, INDEX_NAME, what="a shard index")
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    if not isinstance(weight_map, dict) or not weight_map:
+        raise ModelLoadError(f"{INDEX_NAME} in {folder} has no weight_map")
+    shards = sorted({str(v) for v in weight_map.values()})
+    for shard in shards:
+        # names only: an index pointing at "../../elsewhere" or "/etc/…" is refused
+        if not _SHARD_NAME.fullmatch(shard) or ".." in shard:
+            raise ModelLoadError(f"{INDEX_NAME} in {folder} names an invalid shard file {shard!r}")
+    return shards
+
+
+def _read_weights(folder: Path, files: Iterable[Path]) -> dict:
+    from safetensors.torch import load_file  # imports torch's serialization helpers lazily
+
+    state: dict = {}
+    for path in files:
+        try:
+            tensors = load_file(str(path))
+        except Exception as exc:  # SafetensorError, OSError, MemoryError…: all mean "unreadable"
+            raise ModelLoadError(
+                f"{path.name} in {folder} is not a readable safetensors file (truncated or corrupt: {_first_line(exc)})"
+            ) from None
+        duplicated = state.keys() & tensors.keys()
+        if duplicated:
+            raise ModelLoadError(f"tensor {sorted(duplicated)[0]!r} appears in more than one weight file in {folder}")
+        state.update(tensors)
+    return state
+
+
+def _read_download_marker(folder: Path) -> str | None:
+    try:
+        raw = json.loads((folder / DOWNLOAD_MARKER).read_text(encoding="utf-8"))
+        return validate_repo_id(raw["repo_id"])
+    except Exception:
+        return None
+
+
+def _read_card(folder: Path) -> str | None:
+    for name in ("MODEL_CARD.md", "README.md"):
+        path = folder / name
+        try:
+            if path.is_file() and path.stat().st_size <= MAX_CARD_BYTES:
+                return path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+# ---------------------------------------------------------------------------- downloading
+class CancelFlag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+ProgressCallback = Callable[[int, int, str], None]
+# fetcher(repo_id, filename, dest_dir, progress_cb(bytes_done, bytes_total), cancel) writes
+# dest_dir/filename, raises FileNotFoundError when the repository has no such file.
+Fetcher = Callable[[str, str, Path, Callable[[int, int], None], CancelFlag], None]
+
+
+class _CallableFlag:
+    def __init__(self, fn: Callable[[], bool]):
+        self._fn = fn
+
+    def is_set(self) -> bool:
+        return bool(self._fn())
+
+
+def _as_flag(cancel: CancelFlag | Callable[[], bool] | None) -> CancelFlag:
+    if cancel is None:
+        return threading.Event()
+    if hasattr(cancel, "is_set"):
+        return cancel  # type: ignore[return-value]
+    if callable(cancel):
+        return _CallableFlag(cancel)
+    raise TypeError("cancel must be a threading.Event-like object or a callable returning bool")
+
+
+def hub_fetcher(repo_id: str, filename: str, dest_dir: Path, progress_cb: Callable[[int, int], None], cancel: CancelFlag) -> None:
+    """The real fetcher: one file from the Hugging Face hub with ``hf_hub_download``."""
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import LocalEntryNotFoundError, OfflineModeIsEnabled, RemoteEntryNotFoundError
+    from huggingface_hub.utils import tqdm as hf_tqdm
+
+    class _Progress(hf_tqdm):
+        """hf_hub_download reports bytes through a tqdm class: forward them, and stop on cancel."""
+
+        def __init__(self, *args, **kwargs):
+            kwargs["disable"] = True  # no terminal bar; the app draws its own
+            self._done = int(kwargs.get("initial") or 0)
+            super().__init__(*args, **kwargs)
+
+        def update(self, n=1):
+            self._done += int(n or 0)
+            progress_cb(self._done, int(getattr(self, "total", 0) or 0))
+            if cancel.is_set():
+                raise DownloadCancelled(f"download of {repo_id} cancelled")
+            return super().update(n)
+
+    try:
+        hf_hub_download(repo_id, filename, local_dir=str(dest_dir), tqdm_class=_Progress)
+    except RemoteEntryNotFoundError:
+        raise FileNotFoundError(filename) from None  # the repository has no such file
+    except (LocalEntryNotFoundError, OfflineModeIsEnabled):
+        # LocalEntryNotFoundError is a FileNotFoundError too, but means "no connection",
+        # not "no such file": report it as a network problem
+        from huggingface_hub import constants
+
+        why = "offline mode is on (HF_HUB_OFFLINE)" if constants.HF_HUB_OFFLINE else "check the internet connection"
+        raise ConnectionError(f"the Hugging Face hub can't be reached: {why}") from None
+
+
+def download_model(
+    repo_id: str,
+    *,
+    fetcher: Fetcher | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: CancelFlag | Callable[[], bool] | None = None,
+    models_root: str | os.PathLike | None = None,
+) -> Path:
+    """Download ``repo_id`` (config, safetensors weights, tokenizer) and return its folder.
+
+    Files go to a staging folder next to the target and are moved into place only when all
+    of them arrived and the folder checks out as a GPT-2 model; on failure or cancel the
+    staging folder is deleted, so the models folder never holds a half-written model.
+    ``progress(bytes_done, bytes_total, filename)`` is called per file (``bytes_total`` is 0
+    when unknown); ``cancel`` is an Event-like object (``is_set()``) or a callable.
+    Raises :class:`DownloadCancelled` (a :class:`ModelLoadError`) when cancelled.
+    """
+    repo_id = validate_repo_id(repo_id)
+    fetch = fetcher or hub_fetcher
+    flag = _as_flag(cancel)
+    root = Path(models_root) if models_root is not None else paths.models_dir()
+    target = root / _repo_dir_name(repo_id)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".partial-{target.name}-", dir=root))
+    except OSError as exc:
+        raise ModelLoadError(f"can't write to the models folder {root}: {exc.strerror or exc}") from None
+
+    def check_cancel() -> None:
+        if flag.is_set():
+            raise DownloadCancelled(f"download of {repo_id} cancelled")
+
+    def get(filename: str, required: bool) -> bool:
+        check_cancel()
+
+        def on_bytes(done: int, total: int) -> None:
+            if progress is not None:
+                progress(int(done), int(total or 0), filename)
+            check_cancel()  # raising here aborts the fetcher mid-file
+
+        try:
+            fetch(repo_id, filename, staging, on_bytes, flag)
+        except FileNotFoundError:
+            if required:
+                raise ModelLoadError(f"{repo_id} has no {filename}") from None
+            return False
+        check_cancel()
+        got = (staging / filename).is_file()
+        if required and not got:
+            raise ModelLoadError(f"the download of {filename} from {repo_id} produced no file")
+        return got
+
+    try:
+        get("config.json", required=True)
+        # refuse a non-GPT-2 repository before fetching hundreds of megabytes
+        check_config(_read_json(staging, "config.json", "its configuration"), where=repo_id)
+        if get(INDEX_NAME, required=False):
+            for shard in _shards_from_index(staging):
+                get(shard, required=True)
+        elif not get("model.safetensors", required=False):
+            raise ModelLoadError(
+                f"{repo_id} has no model.safetensors; Attention Lab never downloads pickle checkpoints "
+                "(pytorch_model.bin), since loading them can run arbitrary code"
+            )
+        for name in DOWNLOAD_TOKENIZER_FILES + DOWNLOAD_EXTRA_FILES:
+            get(name, required=False)
+        shutil.rmtree(staging / ".cache", ignore_errors=True)  # hf_hub_download's local_dir bookkeeping
+        _, _, weight_files = inspect_folder(staging)  # config, tokenizer and vocabulary agree
+        _check_safetensors_headers(staging, weight_files)
+        (staging / DOWNLOAD_MARKER).write_text(json.dumps({"repo_id": repo_id}), encoding="utf-8")
+        check_cancel()
+        _move_into_place(staging, target)
+    except BaseException as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, (ModelLoadError, KeyboardInterrupt, SystemExit)):
+            raise
+        # network/disk errors speak for themselves; anything else also names its type
+        detail = _first_line(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {_first_line(exc)}"
+        raise ModelLoadError(f"download of {repo_id} failed: {detail}") from exc
+    return target
+
+
+def _check_safetensors_headers(folder: Path, files: list[Path]) -> None:
+    """Cheap completeness check: safetensors verifies the header against the file size."""
+    from safetensors import safe_open
+
+    for path in files:
+        try:
+            with safe_open(str(path), framework="pt") as handle:
+                list(handle.keys())
+        except Exception as exc:
+            raise ModelLoadError(f"downloaded {path.name} is incomplete or corrupt: {_first_line(exc)}") from None
+
+
+def _move_into_place(staging: Path, target: Path) -> None:
+    """Rename the finished staging folder to ``target`` (same filesystem: atomic)."""
+    old = None
+    if target.exists() or target.is_symlink():
+        old = target.with_name(f".old-{target.name}-{os.getpid()}-{threading.get_ident()}")
+        os.replace(target, old)
+    try:
+        os.replace(staging, target)
+    except BaseException:
+        if old is not None:
+            os.replace(old, target)  # put the previous copy back
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

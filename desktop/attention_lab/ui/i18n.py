@@ -1,0 +1,55 @@
+"""English and Brazilian Portuguese strings for everything the app shows.
+
+Each module registers its own table (``register({"key": {"en": ..., "pt_BR": ...}})``) next
+to the widgets that use it, so a panel's strings live with the panel.  ``tr(key, **fmt)``
+looks a key up in the current language; :data:`translator` emits ``language_changed`` and
+every panel re-labels itself in ``retranslate()``.  A plain dict beats Qt Linguist here: no
+lrelease step in the build, and a test can check that every key has both languages.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QLocale, QObject, Signal
+
+LANGUAGES = {"en": "English", "pt_BR": "Português (Brasil)"}
+_TABLE: dict[str, dict[str, str]] = {}
+
+
+def register(strings: dict[str, dict[str, str]]) -> None:
+    for key, by_lang in strings.items():
+        missing = set(LANGUAGES) - set(by_lang)
+        if missing:
+            raise ValueError(f"string {key!r} lacks {sorted(missing)}")
+        _TABLE[key] = by_lang
+
+
+def all_keys() -> list[str]:
+    return sorted(_TABLE)
+
+
+def system_language() -> str:
+    return "pt_BR" if QLocale.system().name().lower().startswith("pt") else "en"
+
+
+class _Translator(QObject):
+    language_changed = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.language = "en"
+
+    def set_language(self, language: str) -> None:
+        if language not in LANGUAGES:
+            language = "en"
+        if language != self.language:
+            self.language = language
+            self.language_changed.emit(language)
+
+
+translator = _Translator()
+
+
+def tr(key: str, **fmt: object) -> str:
+    """The string for ``key`` in the current language (the key itself if unknown, so a gap shows)."""
+    text = _TABLE.get(key, {}).get(translator.language, key)
+    return text.format(**fmt) if fmt else text
