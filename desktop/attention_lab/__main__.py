@@ -1,0 +1,5 @@
+"""``python -m attention_lab``: the same as the ``attention-lab`` command."""
+
+from attention_lab.app import main
+
+raise SystemExit(main())

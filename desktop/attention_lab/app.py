@@ -1,0 +1,152 @@
+"""Entry point: ``attention-lab`` (the desktop app) and ``attention-lab lab`` (headless).
+
+The ``lab`` sub-command runs entirely in :mod:`attention_lab.core`: it imports neither Qt
+nor transformers, so it starts fast and works where there is no display.  Anything else
+starts the GUI (imported lazily, so the headless path never pays for Qt).
+
+Exit codes: 0 ok; 2 bad input (one line on stderr, never a traceback); 1 unexpected
+failure (one line; set ``ATTENTION_LAB_DEBUG=1`` for the traceback); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import NoReturn, Sequence
+
+from . import __version__
+
+PROG = "attention-lab"
+SUBCOMMANDS = ("lab",)
+
+
+class UsageError(Exception):
+    """A command-line mistake: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line on stderr (argparse prints usage + message)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="See multi-head attention and the causal mask inside GPT-2. "
+        "Without a sub-command, the desktop app starts.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    lab = sub.add_parser(
+        "lab",
+        help="run the chapter's five lab steps on the CPU and print them",
+        description="The chapter's lab, headless: the triangular mask, one head causal | bidirectional, "
+        "the leakage diff, the head portraits, and the KV-cache gain.",
+    )
+    lab.add_argument("--model", metavar="SPEC", default=None,
+                     help='"demo", a model folder, or a hub id from the local cache (default: GPT-2 small '
+                          'if it is cached, else the demo model)')
+    lab.add_argument("--text", default=None, help="the sentence (default: the chapter's example)")
+    lab.add_argument("--layer", type=int, default=0, help="layer shown in steps 2 and 4 (default 0)")
+    lab.add_argument("--head", type=int, default=0, help="head shown in step 2 (default 0)")
+    lab.add_argument("--position", type=int, default=None,
+                     help="token edited in step 3 (default: the last; negative counts from the end)")
+    lab.add_argument("--replacement", metavar="TOKEN", default=None,
+                     help="the token put there: text that is exactly one token, e.g. ' today' "
+                          "(default: the model's likeliest other token)")
+    lab.add_argument("--new-tokens", type=int, default=50, help="tokens generated in step 5 (default 50)")
+    lab.add_argument("--bos", action="store_true", help="prepend <|endoftext|> to the text")
+    lab.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    return parser
+
+
+def _progress_printer(enabled: bool):
+    if not enabled:
+        return None
+    return lambda message: print(f"… {message}", file=sys.stderr, flush=True)
+
+
+def run_lab_command(args: argparse.Namespace) -> int:
+    # imports here, not at the top: `attention-lab --help` and the GUI path don't need torch
+    from .core import lab, models
+
+    spec = args.model if args.model is not None else models.default_model_spec()
+    model = models.load_model(spec)
+    result = lab.run_lab(
+        model,
+        text=lab.SEED_TEXT if args.text is None else args.text,
+        layer=args.layer,
+        position=args.position,
+        replacement=args.replacement,
+        new_tokens=args.new_tokens,
+        bos=args.bos,
+        head=args.head,
+        progress=_progress_printer(not args.json and sys.stderr.isatty()),
+    )
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, allow_nan=False) + "\n")
+    else:
+        sys.stdout.write(lab.render_text(result) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _run_gui(argv: list[str]) -> int:
+    try:
+        from .ui.launch import run_gui
+    except ImportError as exc:
+        print(f"{PROG}: the desktop app can't start: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    return int(run_gui(argv) or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        return _run_gui(argv)
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "lab":
+            return run_lab_command(args)
+        return 0
+    except UsageError as exc:
+        print(_one_line(exc), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `attention-lab lab | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 -- silence the flush at exit
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:  # noqa: BLE001 -- the one place that turns errors into a message
+        return _report(exc)
+
+
+def _report(exc: Exception) -> int:
+    from .core.lab import LabInputError
+    from .core.models import ModelLoadError
+
+    if isinstance(exc, (LabInputError, ModelLoadError)):
+        print(f"{PROG}: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    if os.environ.get("ATTENTION_LAB_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc)
+    print(f"{PROG}: internal error: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

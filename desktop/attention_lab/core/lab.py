@@ -1,0 +1,357 @@
+"""The chapter's five lab steps, headless: ``attention-lab lab`` (text or ``--json``).
+
+1. the triangular mask in ASCII;  2. one head's map, causal | bidirectional;
+3. the leakage diff;  4. the portrait of a layer's heads;  5. what the KV cache buys
+(and why it is valid: K/V of earlier positions don't move when a token is appended).
+
+:func:`run_lab` returns plain data (the JSON object); :func:`render_text` prints it.
+Bad input raises :class:`LabInputError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import torch
+
+from . import analysis
+from .kvbench import run_kv_benchmark
+
+SEED_TEXT = "The big dog bit the mailman yesterday"
+MAX_SHOWN_TOKENS = 16  # the text rendering prints at most this many rows/columns of a map
+MAP_DECIMALS = 6  # attention maps in the JSON are rounded (they can be H×n×n big)
+
+
+class LabInputError(ValueError):
+    """The lab's input is unusable; ``str(err)`` is one line for the user."""
+
+
+# ---------------------------------------------------------------------------- input
+def lab_ids(model, text: str, bos: bool = False) -> list[int]:
+    """Token ids of ``text`` (after ``<|endoftext|>`` with ``bos``), checked against the context."""
+    if not isinstance(text, str) or not text.strip():
+        raise LabInputError("the text is empty: give a sentence with --text")
+    ids = model.tokenizer.encode(text)
+    if not ids:
+        raise LabInputError("the text has no tokens: give a sentence with --text")
+    if bos:
+        ids = [model.tokenizer.eos_id] + ids
+    ctx = model.lens.config.n_positions
+    if len(ids) > ctx:
+        raise LabInputError(f"the text is {len(ids)} tokens long; this model's context holds {ctx}")
+    return ids
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LabInputError(f"{what} must be an integer, got {value!r}")
+    return value
+
+
+def resolve_replacement(model, replacement: str | int, original_id: int) -> int:
+    """A token text that must be exactly one token (or a token id) -> its id."""
+    tok = model.tokenizer
+    if isinstance(replacement, int) and not isinstance(replacement, bool):
+        if not 0 <= replacement < model.lens.config.vocab_size:
+            raise LabInputError(f"replacement id {replacement} is not in the vocabulary (0..{model.lens.config.vocab_size - 1})")
+        token = replacement
+    elif isinstance(replacement, str):
+        if replacement == "":
+            raise LabInputError("the replacement is empty: give one token, e.g. --replacement ' today'")
+        ids = tok.encode(replacement)
+        if len(ids) != 1:
+            pieces = "|".join(tok.token_texts(ids)) if ids else ""
+            hint = ""
+            if not replacement[:1].isspace() and len(tok.encode(" " + replacement)) == 1:
+                hint = f"; ' {replacement}' (with a leading space) is one token"
+            raise LabInputError(f"the replacement {replacement!r} is {len(ids)} tokens ({pieces}), not one{hint}")
+        token = ids[0]
+    else:
+        raise LabInputError(f"the replacement must be a token text, got {replacement!r}")
+    if token == original_id:
+        shown = tok.token_texts([token])[0]
+        raise LabInputError(f"the replacement {shown!r} is the token already at that position: choose another one")
+    return token
+
+
+def default_replacement(model, ids: list[int], position: int) -> int:
+    """The model's own likeliest token for ``position`` that differs from the one there."""
+    lens = model.lens
+    context = ids[:position] if position > 0 else ids[:1]
+    logits, _ = lens.next_token_logits(context, None)
+    for candidate in torch.topk(logits, min(8, logits.numel())).indices.tolist():
+        if candidate != ids[position]:
+            return int(candidate)
+    return (ids[position] + 1) % lens.config.vocab_size
+
+
+# ---------------------------------------------------------------------------- the run
+def _rounded(t: torch.Tensor) -> list:
+    return torch.round(t.to(torch.float64), decimals=MAP_DECIMALS).tolist()
+
+
+def run_lab(
+    model,
+    text: str = SEED_TEXT,
+    layer: int = 0,
+    position: int | None = None,
+    replacement: str | int | None = None,
+    new_tokens: int = 50,
+    bos: bool = False,
+    *,
+    head: int = 0,
+    repetitions: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Run the five steps on ``model`` (a ``LoadedModel``) and return the JSON-ready dict.
+
+    ``position`` defaults to the last token (negative values count from the end);
+    ``replacement`` (one token's text) defaults to the model's likeliest other token there.
+    """
+    lens, tok = model.lens, model.tokenizer
+    cfg = lens.config
+    say = progress or (lambda _msg: None)
+
+    ids = lab_ids(model, text, bos)
+    n = len(ids)
+    layer = _int(layer, "--layer")
+    if not 0 <= layer < cfg.n_layer:
+        raise LabInputError(f"layer {layer} is out of range: the model has {cfg.n_layer} layers (0..{cfg.n_layer - 1})")
+    head = _int(head, "--head")
+    if not 0 <= head < cfg.n_head:
+        raise LabInputError(f"head {head} is out of range: the model has {cfg.n_head} heads (0..{cfg.n_head - 1})")
+    given = n - 1 if position is None else _int(position, "--position")
+    position = given + n if given < 0 else given
+    if not 0 <= position < n:
+        raise LabInputError(f"position {given} is out of range: the text has {n} tokens (positions 0..{n - 1})")
+    new_tokens = _int(new_tokens, "--new-tokens")
+    if new_tokens < 1:
+        raise LabInputError(f"--new-tokens must be at least 1, got {new_tokens}")
+    if n + new_tokens > cfg.n_positions:
+        raise LabInputError(
+            f"{n} tokens + {new_tokens} new tokens exceed this model's context of {cfg.n_positions}; "
+            f"use --new-tokens {cfg.n_positions - n} or less, or a shorter text"
+        )
+    replacement_id = (
+        default_replacement(model, ids, position)
+        if replacement is None
+        else resolve_replacement(model, replacement, ids[position])
+    )
+    tokens = tok.token_texts(ids)
+
+    say("steps 1-2: attention maps, causal and bidirectional")
+    causal_out = lens(ids, causal=True, keep_attentions=True, keep_hidden=False, compute_logits=False)
+    bidir_out = lens(ids, causal=False, keep_attentions=[layer], keep_hidden=False, compute_logits=False)
+    attn_causal = causal_out.attentions[layer][0]
+    attn_bidir = bidir_out.attentions[layer][0]
+    per_layer = [a[0] for a in causal_out.attentions]  # L × [H, n, n]; never stacked (600 MB at 1024 tokens)
+
+    say("step 3: leakage")
+    leak = analysis.leakage(lens, ids, position, replacement_id)
+    mask_rows = analysis.mask_mode_report(lens, ids, layer, position, replacement_id)
+
+    say("step 4: head portraits")
+    heads = []
+    if n >= 2:
+        for index, attn in enumerate(per_layer):
+            heads.extend(analysis.head_portrait(attn, layer_offset=index))
+    detectors: dict[str, Any] = {
+        "previous_token": [analysis.previous_token_scores(a).tolist() for a in per_layer],
+        "duplicate_token": [analysis.duplicate_token_scores(a, ids).tolist() for a in per_layer],
+    }
+    induction, repeat_ids = analysis.induction_scores_on_repeats(lens, bos_id=tok.eos_id if bos else None)
+    detectors["induction"] = induction.tolist()
+    detectors["induction_sequence_length"] = len(repeat_ids)
+
+    say(f"step 5: generating {new_tokens} tokens with and without the KV cache")
+    bench = run_kv_benchmark(lens, ids, new_tokens, repetitions=repetitions)
+    stability = analysis.kv_stability(lens, ids, appended_id=bench.generated_ids[0])
+
+    shapes = [{"name": r.name, "shape": list(r.shape), "note": r.note} for r in causal_out.shapes]
+    shapes.append({"name": "logits", "shape": [n, cfg.vocab_size], "note": "ln_f, then × wteᵀ"})
+    return {
+        "model": {
+            "name": model.name,
+            "spec": str(model.spec),
+            "source": model.source,
+            "n_layer": cfg.n_layer,
+            "n_head": cfg.n_head,
+            "n_embd": cfg.n_embd,
+            "head_dim": cfg.head_dim,
+            "n_ctx": cfg.n_positions,
+            "vocab_size": cfg.vocab_size,
+            "n_params": model.n_params,
+            "is_demo": model.is_demo,
+        },
+        "text": text,
+        "bos": bos,
+        "tokens": tokens,
+        "token_ids": ids,
+        "mask": [[1 if j <= i else 0 for j in range(n)] for i in range(n)],
+        "attention": {
+            "layer": layer,
+            "head": head,
+            "causal": _rounded(attn_causal),
+            "bidirectional": _rounded(attn_bidir),
+        },
+        "leakage": {
+            "position": position,
+            "original_id": leak.original_id,
+            "original": tokens[position],
+            "replacement_id": replacement_id,
+            "replacement": tok.token_texts([replacement_id])[0],
+            "causal": leak.causal.tolist(),
+            "bidirectional": leak.bidirectional.tolist(),
+            "causal_max_before": leak.causal_max_before,
+            "bidirectional_max_before": leak.bidirectional_max_before,
+            "causal_layers": leak.causal_layers.tolist(),
+            "bidirectional_layers": leak.bidirectional_layers.tolist(),
+        },
+        "mask_modes": [vars(r) for r in mask_rows],
+        "heads": [vars(h) for h in heads],
+        "detectors": detectors,
+        "kv_cache": {
+            "new_tokens": bench.new_tokens,
+            "prompt_length": bench.prompt_length,
+            "seconds_with_cache": bench.seconds_with_cache,
+            "seconds_without_cache": bench.seconds_without_cache,
+            "tokens_per_second_with_cache": bench.tokens_per_second_with,
+            "tokens_per_second_without_cache": bench.tokens_per_second_without,
+            "speedup": bench.speedup,
+            "identical": bench.identical,
+            "generated_ids": bench.generated_ids,
+            "generated_text": tok.decode(bench.generated_ids),
+            "cache_positions": bench.cache_positions,
+            "cache_bytes": bench.cache_bytes,
+        },
+        "kv_stability": {
+            "appended_id": stability.appended_id,
+            "appended": tok.token_texts([stability.appended_id])[0],
+            "reference_id": stability.reference_id,
+            "reference": tok.token_texts([stability.reference_id])[0],
+            "causal": {"keys": stability.causal_keys.tolist(), "values": stability.causal_values.tolist()},
+            "bidirectional": {
+                "keys": stability.bidirectional_keys.tolist(),
+                "values": stability.bidirectional_values.tolist(),
+            },
+            "causal_max_per_layer": stability.max_per_layer("causal"),
+            "bidirectional_max_per_layer": stability.max_per_layer("bidirectional"),
+        },
+        "shapes": shapes,
+    }
+
+
+# ---------------------------------------------------------------------------- text rendering
+def _num(x: float) -> str:
+    """Exact zeros print as 0 (the point of the lab); anything else shows its size."""
+    if x == 0:
+        return "0"
+    return f"{x:.4f}" if abs(x) >= 1e-3 else f"{x:.1e}"
+
+
+def _size(n_bytes: int) -> str:
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.1f} {unit}"
+    return f"{n_bytes} B"
+
+
+def _side_by_side(left: str, right: str, gap: str = "   |   ") -> str:
+    a, b = left.splitlines(), right.splitlines()
+    width = max(len(line) for line in a)
+    return "\n".join(f"{x:<{width}}{gap}{y}" for x, y in zip(a, b))
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> str:
+    """A plain text table; ``align`` has one letter per column: ``l`` (text) or ``r`` (numbers)."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+
+    def fmt(row: Sequence[str]) -> str:
+        cells = (str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(row, widths, align))
+        return "  ".join(cells).rstrip()
+
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def render_text(result: dict) -> str:
+    """The five steps of :func:`run_lab`'s result, readable in a terminal."""
+    m, tokens = result["model"], result["tokens"]
+    n = len(tokens)
+    shown = min(n, MAX_SHOWN_TOKENS)
+    cut = f"  (first {shown} of {n} tokens shown)" if shown < n else ""
+    att, leak, kv, st = result["attention"], result["leakage"], result["kv_cache"], result["kv_stability"]
+    layer, head = att["layer"], att["head"]
+    out: list[str] = []
+
+    out.append(f"Attention Lab — {m['name']}: {m['n_layer']} layers × {m['n_head']} heads, "
+               f"d = {m['n_embd']} (= {m['n_head']} × {m['head_dim']}), context {m['n_ctx']}")
+    bos = "after <|endoftext|>" if result["bos"] else "no <|endoftext|> prepended"
+    out.append(f"Text: {result['text']!r} -> {n} token{'s' if n != 1 else ''} ({bos}): {' | '.join(tokens)}")
+
+    out.append("\nStep 1 — the causal mask: row = query, column = key, \".\" = forbidden (the future)" + cut)
+    out.append(analysis.ascii_mask(shown, tokens[:shown]))
+
+    out.append(f"\nStep 2 — layer {layer}, head {head}: causal (GPT-2) | bidirectional (RoBERTa-style)" + cut)
+    causal_map = [r[:shown] for r in att["causal"][head][:shown]]
+    bidir_map = [r[:shown] for r in att["bidirectional"][head][:shown]]
+    out.append(_side_by_side(
+        analysis.ascii_mask(shown, tokens[:shown], causal_map),
+        analysis.ascii_mask(shown, tokens[:shown], bidir_map, causal=False),
+    ))
+    out.append("Each row sums to 1. With the mask the upper triangle is exactly 0; without it, every token sees the future.")
+
+    p = leak["position"]
+    out.append(f"\nStep 3 — leakage: position {p} {leak['original']!r} replaced by {leak['replacement']!r}; "
+               "relative change ‖h′ − h‖/‖h‖ of the final hidden state")
+    rows = []
+    for i in range(n):
+        mark = "<- edited" if i == p else ""
+        rows.append([str(i), tokens[i], _num(leak["causal"][i]), _num(leak["bidirectional"][i]), mark])
+    out.append(_table(["pos", "token", "causal", "bidirectional", ""], rows, "rlrrl"))
+    if p > 0:
+        verdict = "exactly 0" if leak["causal_max_before"] == 0 else f"up to {_num(leak['causal_max_before'])}"
+        out.append(f"Before position {p}: causal {verdict}; bidirectional up to {_num(leak['bidirectional_max_before'])}.")
+    else:
+        out.append("The edited token is the first one: there is no 'before' to protect.")
+
+    rows_note = f" (query rows 1..{n - 1}; entropy in nats)" if n >= 2 else ""
+    out.append(f"\nStep 4 — portrait of layer {layer}'s heads{rows_note}")
+    heads = [h for h in result["heads"] if h["layer"] == layer]
+    if heads:
+        out.append(_table(
+            ["head", "role", "mean dist", "entropy", "sink", "prev", "current"],
+            [[str(h["head"]), h["role"], f"{h['mean_distance']:.2f}", f"{h['entropy']:.2f}", f"{h['sink_mass']:.2f}",
+              f"{h['previous_token']:.2f}", f"{h['current_token']:.2f}"] for h in heads],
+            "rlrrrrr",
+        ))
+    else:
+        out.append("(a portrait needs at least 2 tokens)")
+
+    out.append(f"\nStep 5 — the KV cache: {kv['new_tokens']} new tokens, greedy")
+    out.append(_table(
+        ["", "seconds", "tokens/s"],
+        [["with cache", f"{kv['seconds_with_cache']:.3f}", f"{kv['tokens_per_second_with_cache']:.1f}"],
+         ["without cache", f"{kv['seconds_without_cache']:.3f}", f"{kv['tokens_per_second_without_cache']:.1f}"]],
+        "lrr",
+    ))
+    same = "yes" if kv["identical"] else "NO"
+    out.append(f"Speedup ×{kv['speedup']:.1f}; identical tokens in both runs: {same}; cache holds "
+               f"{kv['cache_positions']} positions = 2 × {m['n_layer']} × {m['n_head']} × {m['head_dim']} × "
+               f"{kv['cache_positions']} × 4 bytes = {_size(kv['cache_bytes'])}")
+    generated = kv["generated_text"]
+    generated = generated if len(generated) <= 160 else generated[:159] + "…"
+    out.append(f"Generated: {generated!r}")
+    out.append(f"Why the cache is valid: K and V of positions 0..{n - 1} with {st['appended']!r} appended "
+               f"vs {st['reference']!r}, fully recomputed (max relative change per layer)")
+    out.append(_table(
+        ["layer", "causal", "bidirectional"],
+        [[str(i), _num(c), _num(b)] for i, (c, b) in
+         enumerate(zip(st["causal_max_per_layer"], st["bidirectional_max_per_layer"]))],
+        "rrr",
+    ))
+    out.append("Layer 0's K and V see only their own token and position, so they agree in both modes; "
+               "from layer 1 on, without the mask, every earlier position hears about the new token.")
+
+    out.append("\nShapes (layer 0; every layer has the same)")
+    out.append(_table(["tensor", "shape", ""], [[s["name"], str(tuple(s["shape"])), s["note"]] for s in result["shapes"]], "lrl"))
+    return "\n".join(out)

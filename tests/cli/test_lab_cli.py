@@ -1,0 +1,277 @@
+"""`attention-lab lab`: the headless lab, its JSON, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import torch
+
+from attention_lab import app
+from attention_lab.core.lab import SEED_TEXT
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB_KEYS = {"model", "text", "tokens", "token_ids", "mask", "attention", "leakage", "heads", "kv_cache",
+            "kv_stability", "shapes"}
+
+
+def run_cli(*args: str, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), HF_HUB_OFFLINE="1")
+    # the test machines are shared: one OpenMP thread avoids a ~100× slowdown from contention
+    env["OMP_NUM_THREADS"] = "1"
+    return subprocess.run(
+        [sys.executable, *extra, "-m", "attention_lab", *args],
+        capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT),
+    )
+
+
+@pytest.fixture(scope="module")
+def lab_json(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+# ---------------------------------------------------------------------------- the JSON
+def test_json_has_every_key_with_the_right_shapes(lab_json):
+    d = lab_json
+    assert LAB_KEYS <= set(d)
+    assert {k: d["model"][k] for k in ("n_layer", "n_head", "n_embd", "n_ctx")} == dict(
+        n_layer=2, n_head=12, n_embd=48, n_ctx=64
+    )
+    assert isinstance(d["model"]["name"], str) and d["model"]["name"]
+    assert d["text"] == SEED_TEXT
+    n = len(d["token_ids"])
+    assert d["tokens"][0] == "The" and d["tokens"][1] == "␣big" and len(d["tokens"]) == n
+    assert d["mask"] == [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
+
+    att = d["attention"]
+    assert att["layer"] == 0
+    for mode in ("causal", "bidirectional"):
+        maps = torch.tensor(att[mode])
+        assert maps.shape == (12, n, n)
+        torch.testing.assert_close(maps.sum(-1), torch.ones(12, n), atol=1e-4, rtol=0)
+    causal = torch.tensor(att["causal"])
+    assert bool((causal.triu(1) == 0).all())  # the future gets exactly nothing
+    assert bool((torch.tensor(att["bidirectional"]).triu(1) > 0).any())
+
+
+def test_json_leakage_is_the_chapters_claim(lab_json):
+    leak, n = lab_json["leakage"], len(lab_json["token_ids"])
+    p = leak["position"]
+    assert p == n - 1  # default: the last token is replaced
+    assert leak["replacement_id"] != lab_json["token_ids"][p]
+    assert isinstance(leak["replacement"], str) and leak["replacement"]
+    assert len(leak["causal"]) == len(leak["bidirectional"]) == n
+    assert leak["causal"][:p] == [0.0] * p  # exactly zero before the edit
+    assert min(leak["bidirectional"][:p]) > 1e-4  # clearly not
+    assert len(leak["causal_layers"]) == 3
+
+
+def test_json_heads_cover_every_layer(lab_json):
+    heads = lab_json["heads"]
+    assert [(h["layer"], h["head"]) for h in heads] == [(l, h) for l in range(2) for h in range(12)]
+    keys = {"layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "current_token", "role"}
+    assert all(set(h) == keys for h in heads)
+    assert all(h["role"] in ("sink", "previous-token", "current-token", "broad", "mixed") for h in heads)
+
+
+def test_json_kv_cache_and_stability(lab_json):
+    kv, n = lab_json["kv_cache"], len(lab_json["token_ids"])
+    for key in ("new_tokens", "seconds_with_cache", "seconds_without_cache", "speedup", "identical",
+                "generated_ids", "cache_bytes"):
+        assert key in kv
+    assert kv["new_tokens"] == 50 and len(kv["generated_ids"]) == 50 and kv["identical"] is True
+    assert kv["cache_bytes"] == 2 * 2 * 12 * 4 * (n + 50 - 1) * 4
+    assert kv["seconds_with_cache"] > 0 and kv["seconds_without_cache"] > 0
+
+    st = lab_json["kv_stability"]
+    assert st["appended_id"] == kv["generated_ids"][0]  # the next greedy token
+    for name in ("keys", "values"):
+        assert st["causal"][name] == [[0.0] * n] * 2
+        assert st["bidirectional"][name][0] == [0.0] * n  # layer 0: token + position only
+        assert min(st["bidirectional"][name][1]) > 0
+    assert [s["name"] for s in lab_json["shapes"]][:3] == ["h", "c_attn", "Q, K, V"]
+    assert lab_json["shapes"][2]["shape"] == [12, n, 4]
+
+
+def test_json_flags(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--json", "--bos", "--layer", "1", "--position", "2",
+                   "--replacement", " cat", "--new-tokens", "3", "--text", "the dog bit")
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["tokens"] == ["<|endoftext|>", "the", "␣dog", "␣bit"]
+    assert d["attention"]["layer"] == 1
+    assert (d["leakage"]["position"], d["leakage"]["replacement"], d["leakage"]["replacement_id"]) == (2, "␣cat", 3797)
+    assert d["leakage"]["causal"][:2] == [0.0, 0.0]
+    assert d["kv_cache"]["new_tokens"] == 3
+
+
+# ---------------------------------------------------------------------------- the text
+def test_text_mode_prints_the_five_steps(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--new-tokens", "5")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for step in range(1, 6):
+        assert f"Step {step}" in out
+    lines = out.splitlines()
+    mask_top = next(line for line in lines if line.startswith("The ") and "[" in line)
+    assert mask_top.split("[")[1].split() == ["1"] + ["."] * 7 + ["]"]
+    assert "causal exactly 0" in out
+    assert "|" in next(line for line in lines if line.startswith("The ") and "1.00" in line)  # side by side
+    assert "identical tokens in both runs: yes" in out
+    assert proc.stderr == ""
+
+
+def test_lab_imports_neither_qt_nor_transformers(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--new-tokens", "2", "--json", extra=("-X", "importtime"))
+    assert proc.returncode == 0
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
+    assert "torch" in imported  # the import log is really there
+    assert not {"PySide6", "shiboken6", "pyqtgraph", "transformers"} & imported
+
+
+# ---------------------------------------------------------------------------- bad input
+@pytest.fixture(scope="module")
+def corrupt_checkpoint(tiny_checkpoint, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("corrupt")
+    for f in tiny_checkpoint.iterdir():
+        shutil.copy(f, folder / f.name)
+    (folder / "model.safetensors").write_bytes(b"\x00\x01 not a safetensors file" * 10)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def no_weights_checkpoint(tiny_checkpoint, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("no-weights")
+    for f in tiny_checkpoint.iterdir():
+        if f.suffix != ".safetensors":
+            shutil.copy(f, folder / f.name)
+    return folder
+
+
+BAD_INPUTS = {  # flags -> what the one line must mention
+    "empty text": (["--text", ""], "empty"),
+    "whitespace text": (["--text", " \n\t "], "empty"),
+    "too long text": (["--text", "word " * 80], "context holds 64"),
+    "no room for new tokens": (["--new-tokens", "60"], "--new-tokens 56 or less"),
+    "zero new tokens": (["--new-tokens", "0"], "at least 1"),
+    "position out of range": (["--position", "8"], "position 8 is out of range"),
+    "negative position out of range": (["--position", "-9"], "position -9 is out of range"),
+    "replacement of two tokens": (["--replacement", "tomorrow"], "2 tokens"),
+    "empty replacement": (["--replacement", ""], "empty"),
+    "replacement equal to the original": (["--replacement", " yesterday"], "already at that position"),
+    "layer out of range": (["--layer", "2"], "layer 2 is out of range"),
+    "head out of range": (["--head", "12"], "head 12 is out of range"),
+    "layer not a number": (["--layer", "one"], "--layer: invalid int"),
+    "position not a number": (["--position", "1.5"], "--position: invalid int"),
+    "unknown flag": (["--colour"], "unrecognized arguments: --colour"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_INPUTS))
+def test_bad_input_is_one_line_and_exit_2(name, tiny_checkpoint, capsys):
+    flags, expected = BAD_INPUTS[name]
+    rc = app.main(["lab", "--model", str(tiny_checkpoint), *flags])
+    out, err = capsys.readouterr()
+    assert rc == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert expected in err
+
+
+@pytest.mark.parametrize("which", ["unknown model", "missing folder", "corrupt weights", "no weights"])
+def test_bad_models_are_one_line_and_exit_2(which, tmp_path, corrupt_checkpoint, no_weights_checkpoint, capsys):
+    spec, expected = {
+        "unknown model": ("no-such-model-anywhere", "no-such-model-anywhere"),
+        "missing folder": (str(tmp_path / "nothing-here"), "nothing-here"),
+        "corrupt weights": (str(corrupt_checkpoint), "model.safetensors"),
+        "no weights": (str(no_weights_checkpoint), "weights"),
+    }[which]
+    rc = app.main(["lab", "--model", spec])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert expected in err
+
+
+def test_default_model_missing_demo_is_exit_2(tmp_path, monkeypatch, capsys):
+    from attention_lab.core import models
+
+    monkeypatch.setattr(models, "default_model_spec", lambda: "demo")
+    monkeypatch.setattr(models, "demo_model_dir", lambda: tmp_path / "no-demo-model")
+    rc = app.main(["lab"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "demo model" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["lab", "--model", "{ckpt}", "--text", "   "],
+        ["lab", "--model", "{ckpt}", "--layer", "x"],
+        ["lab", "--model", "{corrupt}"],
+        ["lab", "--model", "{ckpt}", "--replacement", " the mailman"],
+    ],
+    ids=["whitespace", "bad-type", "corrupt", "replacement"],
+)
+def test_bad_input_through_the_real_command(args, tiny_checkpoint, corrupt_checkpoint):
+    args = [a.format(ckpt=tiny_checkpoint, corrupt=corrupt_checkpoint) for a in args]
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_unexpected_errors_are_one_line_and_exit_1(tiny_checkpoint, monkeypatch, capsys):
+    from attention_lab.core import lab
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("something\nbroke")
+
+    monkeypatch.setattr(lab, "run_lab", boom)
+    rc = app.main(["lab", "--model", str(tiny_checkpoint)])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.strip() == "attention-lab: internal error: RuntimeError: something broke"
+
+
+# ---------------------------------------------------------------------------- the GUI path
+def test_without_subcommand_the_gui_starts(monkeypatch):
+    calls = []
+    fake = types.ModuleType("attention_lab.ui.launch")
+    fake.run_gui = lambda argv: calls.append(argv) or 0
+    monkeypatch.setitem(sys.modules, "attention_lab.ui.launch", fake)
+    assert app.main([]) == 0
+    assert app.main(["--model", "demo"]) == 0
+    assert calls == [[], ["--model", "demo"]]
+
+
+def test_gui_missing_is_one_line_and_exit_1(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "attention_lab.ui.launch", None)  # import fails
+    assert app.main([]) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("attention-lab:")
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        app.main(["--version"])
+    assert exc.value.code == 0 and "attention-lab" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        app.main(["lab", "--help"])
+    assert exc.value.code == 0 and "--replacement" in capsys.readouterr().out
