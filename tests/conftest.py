@@ -13,6 +13,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The tests' models are tiny: one thread each avoids OpenMP spin-waiting on a busy
+# 2-core machine (a 0.3 ms forward took 100+ ms with 2 threads under load).  Subprocesses
+# (CLI and smoke tests) inherit OMP_NUM_THREADS.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import torch  # noqa: E402
+
+torch.set_num_threads(1)
 
 from checkpoints import GPT2_SMALL_SHAPES, make_checkpoint  # noqa: E402
 
