@@ -60,10 +60,10 @@ DEFAULTS = dict(
     steps=4000,
     position_init="sinusoid",
     position_init_scale=0.5,
-    period2_fraction=0.3,
+    period2_fraction=0.5,
+    period2_snippets=3,
     period2_min_len=8,
     period2_max_len=24,
-    eval_chunk=64,
 )
 
 
@@ -136,7 +136,9 @@ def sample_batch(stream: torch.Tensor, hp: dict, gen: torch.Generator, common: t
     starts = torch.randint(0, len(stream) - n - 1, (b,), generator=gen)
     rows = torch.stack([stream[s : s + n] for s in starts.tolist()])
     for r in range(b):
-        if torch.rand((), generator=gen) < hp["period2_fraction"]:
+        if torch.rand((), generator=gen) >= hp["period2_fraction"]:
+            continue
+        for _ in range(hp["period2_snippets"]):
             length = int(torch.randint(hp["period2_min_len"], hp["period2_max_len"] + 1, (), generator=gen))
             at = int(torch.randint(1, n - length, (), generator=gen))
             pair = common[torch.randint(0, len(common), (2,), generator=gen)]
@@ -145,8 +147,16 @@ def sample_batch(stream: torch.Tensor, hp: dict, gen: torch.Generator, common: t
 
 
 # --------------------------------------------------------------------------- evaluation
+def heldout_sentences(tokenizer, text: str) -> list[list[int]]:
+    """The held-out prose as sentences: what a learner types into the app."""
+    import re
+
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+    return [tokenizer.encode(s) for s in sentences if len(tokenizer.encode(s)) >= 4]
+
+
 @torch.no_grad()
-def evaluate(model, heldout_ids: torch.Tensor, chunk: int, n_ctx: int) -> dict:
+def evaluate(model, heldout_ids: torch.Tensor, sentences: list[list[int]], n_ctx: int) -> dict:
     model.eval()
     model.set_attn_implementation("eager")  # SDPA returns no attention weights
     losses, weights = [], []
@@ -158,10 +168,10 @@ def evaluate(model, heldout_ids: torch.Tensor, chunk: int, n_ctx: int) -> dict:
         losses.append(float(out.loss) * (piece.shape[1] - 1))
         weights.append(piece.shape[1] - 1)
     prev, sink = [], []
-    for s in range(0, len(heldout_ids) - chunk + 1, chunk):
-        att = model(input_ids=heldout_ids[s : s + chunk][None], output_attentions=True).attentions
+    for sentence in sentences:
+        att = model(input_ids=torch.tensor([sentence]), output_attentions=True).attentions
         a = torch.stack([x[0] for x in att])  # [L, H, n, n]
-        idx = torch.arange(1, chunk)
+        idx = torch.arange(1, len(sentence))
         prev.append(a[:, :, idx, idx - 1].mean(-1))
         sink.append(a[:, :, 1:, 0].mean(-1))
     model.train()
@@ -249,7 +259,9 @@ def main(argv=None) -> int:
     tokenizer = AutoTokenizer.from_pretrained(str(TOKENIZER_DIR))
     docs = read_documents()
     stream = build_stream(tokenizer, docs, random.Random(hp["seed"]))
-    heldout_ids = torch.tensor(tokenizer.encode(HELDOUT.read_text(encoding="utf-8")))
+    heldout_text = HELDOUT.read_text(encoding="utf-8")
+    heldout_ids = torch.tensor(tokenizer.encode(heldout_text))
+    sentences = heldout_sentences(tokenizer, heldout_text)
     counts = torch.bincount(stream, minlength=50257)
     counts[tokenizer.eos_token_id] = 0  # document separators never go into a snippet
     common = torch.argsort(counts, descending=True)[:2000]  # snippet tokens: the 2000 most frequent
@@ -287,7 +299,7 @@ def main(argv=None) -> int:
         opt.step()
         opt.zero_grad(set_to_none=True)
         step += 1
-        running.append(float(loss))
+        running.append(float(loss.detach()))
         tokens_since += batch.numel()
         if step % args.eval_every == 0 or step == hp["steps"]:
             entry = {
@@ -295,7 +307,7 @@ def main(argv=None) -> int:
                 "tokens_seen": step * hp["batch_size"] * hp["seq_len"],
                 "train_loss": sum(running) / len(running),
                 "tokens_per_s": tokens_since / (time.time() - t0),
-                **evaluate(model, heldout_ids, hp["eval_chunk"], hp["n_positions"]),
+                **evaluate(model, heldout_ids, sentences, hp["n_positions"]),
             }
             log.append(entry)
             print(json.dumps(entry), flush=True)

@@ -13,13 +13,33 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from typing import NoReturn, Sequence
 
 from . import __version__
 
 PROG = "attention-lab"
-SUBCOMMANDS = ("lab",)
+SUBCOMMANDS = ("lab", "bench")
+# row groups of `bench --skip` (the same tuple as core.bench.ROW_GROUPS; kept here so --help needs no torch)
+BENCH_GROUPS = ("forward", "edit", "scaling", "generate", "kv", "startup", "gui", "memory")
+
+
+# Bytes in argv that aren't UTF-8 (a file name in Latin-1, say) reach Python as lone
+# surrogates (PEP 383).  Written as they are, they make invalid UTF-8 -- or, where stdout
+# is strict, a UnicodeEncodeError -- so the output escapes them (JSON) or marks them (text).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_line(result: dict) -> str:
+    """``result`` as one line of valid UTF-8 JSON (lone surrogates kept, as ``\\udcXX`` escapes)."""
+    text = json.dumps(result, ensure_ascii=False, allow_nan=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates shown as U+FFFD, so any stdout encoding can write it."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 class UsageError(Exception):
@@ -65,6 +85,21 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--new-tokens", type=int, default=50, help="tokens generated in step 5 (default 50)")
     lab.add_argument("--bos", action="store_true", help="prepend <|endoftext|> to the text")
     lab.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    bench = sub.add_parser(
+        "bench",
+        help="measure the app's speed and memory next to transformers (ratios, issue 6)",
+        description="Side-by-side timings (alternating runs, medians), ratios and verdicts: forward with "
+        "attentions, the edit update, cached generation, the KV cache, start-up, GUI stalls, peak memory.",
+    )
+    bench.add_argument("--model", metavar="SPEC", action="append", default=None,
+                       help="bench this model (repeatable) instead of the demo model and a "
+                            "GPT-2-small-shaped checkpoint with random weights")
+    bench.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    bench.add_argument("--reps", type=int, default=None, help="timed runs per contender (default 5; --quick: 2)")
+    bench.add_argument("--quick", action="store_true", help="short inputs, few runs: a check that it works")
+    bench.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    bench.add_argument("--skip", action="append", default=[], choices=BENCH_GROUPS, metavar="GROUP",
+                       help=f"leave out a group of rows (repeatable): {', '.join(BENCH_GROUPS)}")
     return parser
 
 
@@ -92,9 +127,9 @@ def run_lab_command(args: argparse.Namespace) -> int:
         progress=_progress_printer(not args.json and sys.stderr.isatty()),
     )
     if args.json:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False, allow_nan=False) + "\n")
+        sys.stdout.write(json_line(result) + "\n")
     else:
-        sys.stdout.write(lab.render_text(result) + "\n")
+        sys.stdout.write(printable(lab.render_text(result)) + "\n")
     sys.stdout.flush()
     return 0
 
@@ -116,6 +151,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "lab":
             return run_lab_command(args)
+        if args.command == "bench":
+            from .core import bench  # torch (and, inside, transformers) only for this command
+
+            try:
+                return bench.main(args)
+            except bench.BenchError as exc:
+                raise UsageError(f"{PROG} bench: {exc}") from None
         return 0
     except UsageError as exc:
         print(_one_line(exc), file=sys.stderr)

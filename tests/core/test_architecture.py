@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -77,3 +78,151 @@ def test_no_pickle_no_remote_code_no_shell(path):
     assert not re.search(r"^\s*(import pickle|from pickle import|import dill|import joblib)", source, re.M), path.name
     assert not re.search(r"trust_remote_code\s*=\s*True", source), path.name
     assert "shell=True" not in source and "os.system(" not in source and "os.popen(" not in source, path.name
+
+
+# ---------------------------------------------------------------------------- the same rules, by syntax tree
+# The regexes above miss aliases (``from torch import load``), nested parentheses and calls
+# spread over lines; these checks read the parsed code.  Scope: everything that ships
+# (desktop/) and the packaging scripts (they handle user-given paths too).
+SUBPROCESS_CALLS = {"run", "Popen", "call", "check_call", "check_output"}
+ALWAYS_A_SHELL = {("subprocess", "getoutput"), ("subprocess", "getstatusoutput"), ("os", "system"), ("os", "popen"),
+                  ("asyncio", "create_subprocess_shell")}
+PICKLE_MODULES = {"pickle", "cPickle", "_pickle", "dill", "joblib", "cloudpickle", "marshal", "shelve"}
+
+
+def _all_python_sources() -> list[Path]:
+    return sorted((ROOT / "desktop").rglob("*.py")) + sorted((ROOT / "packaging").rglob("*.py"))
+
+
+def _dotted(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def _functions_by_line(tree: ast.AST) -> list[ast.AST]:
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+
+
+def _enclosing_function(tree: ast.AST, node: ast.AST):
+    best = None
+    for fn in _functions_by_line(tree):
+        if fn.lineno <= node.lineno <= (fn.end_lineno or fn.lineno):
+            if best is None or fn.lineno >= best.lineno:
+                best = fn
+    return best
+
+
+def _is_argument_list(node: ast.AST, fn) -> bool:
+    """True when ``node`` is certainly a list of arguments, never one command string."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _is_argument_list(node.left, fn) and _is_argument_list(node.right, fn)
+    if isinstance(node, ast.IfExp):
+        return _is_argument_list(node.body, fn) and _is_argument_list(node.orelse, fn)
+    if isinstance(node, ast.Name) and fn is not None and not isinstance(fn, ast.Lambda):
+        params = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+        for arg in params:
+            if arg.arg == node.id:  # a parameter: its annotation must say it is a sequence
+                return arg.annotation is not None and bool(
+                    re.match(r"(list|List|tuple|Tuple|Sequence)\b", _dotted(arg.annotation)))
+        values = []
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets):
+                values.append(n.value)
+            elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name) \
+                    and n.target.id == node.id and n.value is not None:
+                values.append(n.value)
+        return bool(values) and all(_is_argument_list(v, None) for v in values)
+    return False
+
+
+@pytest.mark.parametrize("path", _all_python_sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_processes_get_argument_lists_never_a_shell(path):
+    """A model id or path typed by a user may end up in argv, but never in a shell command line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported_from_subprocess = {
+        alias.asname or alias.name
+        for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "subprocess"
+        for alias in n.names
+    }
+    problems = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _dotted(node.func)
+        where = f"{path.name}:{node.lineno}: {name}"
+        if tuple(name.split(".")[-2:]) in ALWAYS_A_SHELL or name.startswith(("os.exec", "os.spawn")) \
+                or name.endswith("startCommand"):
+            problems.append(f"{where} (runs a shell or replaces the process)")
+            continue
+        is_subprocess = (name.startswith("subprocess.") and name.split(".", 1)[1] in SUBPROCESS_CALLS) or (
+            name in imported_from_subprocess and name in SUBPROCESS_CALLS)
+        if not is_subprocess:
+            continue
+        for kw in node.keywords:
+            if kw.arg == "shell" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False):
+                problems.append(f"{where} passes shell={_dotted(kw.value)}")
+        command = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "args"), None)
+        if command is None or not _is_argument_list(command, _enclosing_function(tree, node)):
+            problems.append(f"{where} is given {_dotted(command) if command else 'nothing'}, not an argument list")
+    assert problems == []
+
+
+def test_the_subprocess_check_is_not_vacuous():
+    """The checker finds the calls it must find, and flags strings and shells."""
+    bad = ast.parse("import subprocess, os\n"
+                    "def f(spec):\n"
+                    "    subprocess.run('python -m attention_lab ' + spec)\n"
+                    "    cmd = f'ls {spec}'\n"
+                    "    subprocess.Popen(cmd)\n"
+                    "    subprocess.call(['ls', spec], shell=True)\n"
+                    "    os.system(spec)\n")
+    good = ast.parse("import subprocess\n"
+                     "def f(spec, cmd: list[str]):\n"
+                     "    argv = ['python', '-m', 'attention_lab'] + (['--model', spec] if spec else [])\n"
+                     "    argv += ['--json']\n"
+                     "    subprocess.run(argv)\n"
+                     "    subprocess.run(cmd, check=True)\n")
+    calls = [n for n in ast.walk(bad) if isinstance(n, ast.Call) and _dotted(n.func).startswith("subprocess.")]
+    assert [_is_argument_list(c.args[0], _enclosing_function(bad, c)) for c in calls] == [False, False, True]
+    calls = [n for n in ast.walk(good) if isinstance(n, ast.Call) and _dotted(n.func).startswith("subprocess.")]
+    assert all(_is_argument_list(c.args[0], _enclosing_function(good, c)) for c in calls)
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT / "desktop")))
+def test_weights_never_go_through_pickle(path):
+    """No pickle module, torch.load only with weights_only=True, from_pretrained only from safetensors."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    problems = []
+    torch_load_names = {"torch.load", "torch.serialization.load"} | {
+        alias.asname or alias.name
+        for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module in ("torch", "torch.serialization")
+        for alias in n.names if alias.name == "load"
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            problems += [f"imports {a.name}" for a in node.names if a.name.split(".")[0] in PICKLE_MODULES]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in PICKLE_MODULES:
+            problems.append(f"imports from {node.module}")
+        elif isinstance(node, ast.Call):
+            name = _dotted(node.func)
+            kws = {k.arg: k.value for k in node.keywords}
+
+            def is_true(key: str) -> bool:
+                return isinstance(kws.get(key), ast.Constant) and kws[key].value is True
+
+            if name in torch_load_names and not is_true("weights_only"):
+                problems.append(f"line {node.lineno}: {name} without weights_only=True")
+            if name in ("torch.jit.load", "torch.package.PackageImporter") or name.endswith("np.load") and \
+                    "allow_pickle" in kws and not (isinstance(kws["allow_pickle"], ast.Constant) and not kws["allow_pickle"].value):
+                problems.append(f"line {node.lineno}: {name} can unpickle")
+            if "trust_remote_code" in kws and not (isinstance(kws["trust_remote_code"], ast.Constant)
+                                                  and kws["trust_remote_code"].value is False):
+                problems.append(f"line {node.lineno}: {name} with trust_remote_code={_dotted(kws['trust_remote_code'])}")
+            if name.endswith(".from_pretrained") and "Tokenizer" not in name and not is_true("use_safetensors"):
+                # a folder holding pytorch_model.bin next to (or instead of) safetensors would be unpickled
+                problems.append(f"line {node.lineno}: {name} without use_safetensors=True")
+    assert problems == []

@@ -143,9 +143,13 @@ def find_cached_model(repo_id: str) -> Path | None:
 
 
 def find_downloaded_model(repo_id: str) -> Path | None:
-    """The folder :func:`download_model` made for ``repo_id``, if it is there."""
-    folder = paths.models_dir() / _repo_dir_name(validate_repo_id(repo_id))
-    return folder if (folder / "config.json").is_file() else None
+    """The folder :func:`download_model` made for ``repo_id``, or the installer's bundled copy."""
+    name = _repo_dir_name(validate_repo_id(repo_id))
+    for root in (paths.models_dir(), paths.bundled_models_dir()):
+        folder = root / name
+        if (folder / "config.json").is_file():
+            return folder
+    return None
 
 
 def _has_safetensors(folder: Path) -> bool:
@@ -183,8 +187,15 @@ def load_model(spec: str | os.PathLike) -> LoadedModel:
                 "choose a model folder, or reinstall Attention Lab"
             )
         return load_folder(folder, spec="demo", source="demo")
-    as_path = Path(text).expanduser()
-    if as_path.exists() or as_path.is_symlink() or _looks_like_path(text):
+    try:
+        as_path = Path(text).expanduser()
+    except RuntimeError:  # "~someone/…" naming a user this machine doesn't have
+        as_path = Path(text)
+    try:
+        is_path = as_path.exists() or as_path.is_symlink() or _looks_like_path(text)
+    except OSError:  # a name too long for the file system, a folder we may not enter…
+        is_path = True  # load_folder says why, in one line
+    if is_path:
         return load_folder(as_path, spec=str(as_path), source="folder")
     try:
         repo_id = validate_repo_id(text)
@@ -303,6 +314,13 @@ def check_config(raw: object, where: str) -> GPT2Config:
 
 
 def _check_folder(folder: Path) -> Path:
+    try:
+        return _find_folder(folder)
+    except OSError as exc:  # exists()/is_dir() raise for e.g. ENAMETOOLONG or EACCES
+        raise ModelLoadError(f"can't open {folder}: {exc.strerror or _first_line(exc)}") from None
+
+
+def _find_folder(folder: Path) -> Path:
     _check_link(folder, folder)
     if not folder.exists():
         raise ModelLoadError(f"model folder not found: {folder}")
