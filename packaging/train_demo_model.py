@@ -64,6 +64,7 @@ DEFAULTS = dict(
     period2_snippets=3,
     period2_min_len=8,
     period2_max_len=24,
+    normalize_whitespace=0,
 )
 
 
@@ -81,13 +82,23 @@ def read_documents() -> dict[str, list[str]]:
     return docs
 
 
-def build_stream(tokenizer, docs: dict[str, list[str]], rng: random.Random):
+def normalize_whitespace(text: str) -> str:
+    """Fortunes are laid out with indentation and tab-aligned attributions, reST with
+    indented blocks; a small model spends its capacity (and its greedy continuations) on
+    runs of spaces.  Keep line and paragraph breaks, drop the layout."""
+    import re
+
+    lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def build_stream(tokenizer, docs: dict[str, list[str]], rng: random.Random, normalize: bool = False):
     eos = tokenizer.eos_token_id
     everything = [d for group in docs.values() for d in group]
     rng.shuffle(everything)
     ids: list[int] = []
     for doc in everything:
-        ids += tokenizer.encode(doc) + [eos]
+        ids += tokenizer.encode(normalize_whitespace(doc) if normalize else doc) + [eos]
     return torch.tensor(ids, dtype=torch.long)
 
 
@@ -258,7 +269,7 @@ def main(argv=None) -> int:
     torch.manual_seed(hp["seed"])
     tokenizer = AutoTokenizer.from_pretrained(str(TOKENIZER_DIR))
     docs = read_documents()
-    stream = build_stream(tokenizer, docs, random.Random(hp["seed"]))
+    stream = build_stream(tokenizer, docs, random.Random(hp["seed"]), bool(hp["normalize_whitespace"]))
     heldout_text = HELDOUT.read_text(encoding="utf-8")
     heldout_ids = torch.tensor(tokenizer.encode(heldout_text))
     sentences = heldout_sentences(tokenizer, heldout_text)
@@ -282,6 +293,8 @@ def main(argv=None) -> int:
     )
     args.work.mkdir(parents=True, exist_ok=True)
     step, log = load_checkpoint(args.work, model, opt)
+    # A resumed run may change the recipe (a curriculum phase): record where and how.
+    log.append({"phase_start_step": step, "hyperparameters": hp})
     gen = torch.Generator().manual_seed(hp["seed"] + step)
     model.train()
     t0, tokens_since, running = time.time(), 0, []
