@@ -1,0 +1,800 @@
+"""KV cache (lab step 5): what the cache buys, and why the causal mask makes it valid.
+
+Benchmark tab: greedy generation of N new tokens twice -- with the cache (only the new
+token is computed, its K and V appended) and without it (the whole sequence again for
+every token) -- timed per token on the worker, drawn live.  Without the cache the time per
+token grows with the position; with it, it stays flat.  It runs only when the learner
+presses Run, and Cancel stops it between two tokens.
+
+"Why the cache works" tab (the chapter's last claim made visible): append a token,
+recompute everything, and measure per layer and position how much the keys and values of
+the earlier positions changed: exactly 0 under the mask, non-zero without it from layer 1
+on (layer 0's K and V see only the token and its position).
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.panel_kit import (
+    JobPort,
+    describe_error,
+    explanation_label,
+    fmt_bytes,
+    fmt_number,
+    make_plot,
+)
+from attention_lab.ui.panels.heatmap_kit import fit_token_ticks
+
+BENCH_KIND = "kvbench"
+STABILITY_KIND = "kvstability"
+DEFAULT_NEW_TOKENS = 50
+CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells per map
+
+WITH_COLOUR = (44, 160, 44)
+WITHOUT_COLOUR = (214, 39, 40)
+
+register(
+    {
+        "kvbench.title": {"en": "KV cache", "pt_BR": "Cache KV"},
+        "kvbench.tab.bench": {"en": "Benchmark", "pt_BR": "Benchmark"},
+        "kvbench.tab.stability": {"en": "Why the cache works", "pt_BR": "Por que o cache funciona"},
+        "kvbench.explain": {
+            "en": "<b>Step 5: the KV cache.</b> Since a token never influences the ones before it, the K and V "
+            "vectors of earlier positions never change when a token is appended. So generation stores them and "
+            "computes only the new token: O(n) per token instead of O(n²). Press Run to generate {new} tokens "
+            "after your {n}-token text, with and without the cache, and compare.",
+            "pt_BR": "<b>Passo 5: o cache KV.</b> Como um token nunca influencia os anteriores, os vetores K e V "
+            "das posições anteriores nunca mudam quando um token é acrescentado. Então a geração os guarda e "
+            "calcula só o token novo: O(n) por token em vez de O(n²). Aperte Rodar para gerar {new} tokens depois "
+            "do seu texto de {n} tokens, com e sem o cache, e compare.",
+        },
+        "kvbench.empty": {
+            "en": "<b>Step 5: the KV cache.</b> Analyse a text first: it becomes the prompt.",
+            "pt_BR": "<b>Passo 5: o cache KV.</b> Analise um texto primeiro: ele vira o prompt.",
+        },
+        "kvbench.new_tokens": {"en": "New tokens", "pt_BR": "Tokens novos"},
+        "kvbench.repetitions": {"en": "Repetitions", "pt_BR": "Repetições"},
+        "kvbench.repetitions.tip": {
+            "en": "Each mode runs this many times; times are medians.",
+            "pt_BR": "Cada modo roda esse número de vezes; os tempos são medianas.",
+        },
+        "kvbench.run": {"en": "Run", "pt_BR": "Rodar"},
+        "kvbench.cancel": {"en": "Cancel", "pt_BR": "Cancelar"},
+        "kvbench.with": {"en": "with cache", "pt_BR": "com cache"},
+        "kvbench.without": {"en": "without cache", "pt_BR": "sem cache"},
+        "kvbench.plot.x": {"en": "position of the new token", "pt_BR": "posição do token novo"},
+        "kvbench.plot.y": {"en": "time per token (ms)", "pt_BR": "tempo por token (ms)"},
+        "kvbench.plot.title": {"en": "Time per generated token", "pt_BR": "Tempo por token gerado"},
+        "kvbench.progress": {
+            "en": "{mode}: token {i} of {total} (repetition {rep} of {reps})",
+            "pt_BR": "{mode}: token {i} de {total} (repetição {rep} de {reps})",
+        },
+        "kvbench.idle": {"en": "Press Run to measure.", "pt_BR": "Aperte Rodar para medir."},
+        "kvbench.cancelled": {"en": "Cancelled: no result for an incomplete run.", "pt_BR": "Cancelado: sem resultado para uma execução incompleta."},
+        "kvbench.failed": {"en": "The benchmark failed: {message}", "pt_BR": "O benchmark falhou: {message}"},
+        "kvbench.no_room": {
+            "en": "The text fills the model's context ({ctx} positions): shorten it to leave room for new tokens.",
+            "pt_BR": "O texto ocupa todo o contexto do modelo ({ctx} posições): encurte-o para sobrar espaço para tokens novos.",
+        },
+        "kvbench.no_worker": {"en": "No worker: nothing can run.", "pt_BR": "Sem worker: nada pode rodar."},
+        "kvbench.results": {"en": "Results", "pt_BR": "Resultados"},
+        "kvbench.total": {"en": "Total time", "pt_BR": "Tempo total"},
+        "kvbench.rate": {"en": "Tokens per second", "pt_BR": "Tokens por segundo"},
+        "kvbench.speedup": {"en": "Speedup", "pt_BR": "Aceleração"},
+        "kvbench.identical": {"en": "Identical output", "pt_BR": "Saída idêntica"},
+        "kvbench.cache_size": {"en": "Cache size", "pt_BR": "Tamanho do cache"},
+        "kvbench.total.value": {
+            "en": "{with_s} s with, {without_s} s without",
+            "pt_BR": "{with_s} s com, {without_s} s sem",
+        },
+        "kvbench.rate.value": {"en": "{with_r} with, {without_r} without", "pt_BR": "{with_r} com, {without_r} sem"},
+        "kvbench.speedup.value": {"en": "{x}× faster with the cache", "pt_BR": "{x}× mais rápido com o cache"},
+        "kvbench.yes": {"en": "yes: the same {k} tokens both ways", "pt_BR": "sim: os mesmos {k} tokens nos dois modos"},
+        "kvbench.no": {"en": "no: the outputs differ", "pt_BR": "não: as saídas diferem"},
+        "kvbench.cache.formula": {
+            "en": "2 (K and V) × {layers} layers × {heads} heads × {dk} (d_k) × {positions} positions × {bpv} bytes = {size}",
+            "pt_BR": "2 (K e V) × {layers} camadas × {heads} cabeças × {dk} (d_k) × {positions} posições × {bpv} bytes = {size}",
+        },
+        "kvbench.status": {
+            "en": "KV cache: {x}× faster; identical output: {identical}",
+            "pt_BR": "Cache KV: {x}× mais rápido; saída idêntica: {identical}",
+        },
+        "kvbench.generated": {"en": "Generated text (greedy)", "pt_BR": "Texto gerado (guloso)"},
+        "kvbench.ran_on": {
+            "en": "{model}, prompt of {n} tokens, {reps} repetition(s).",
+            "pt_BR": "{model}, prompt de {n} tokens, {reps} repetição(ões).",
+        },
+        "kvbench.first_note": {
+            "en": "The first token with the cache also processes the whole prompt.",
+            "pt_BR": "O primeiro token com o cache também processa o prompt inteiro.",
+        },
+        # ---- K/V stability
+        "kvstab.explain": {
+            "en": "<b>Why the cache works, and why RoBERTa can't use it.</b> Append one token to your text, "
+            "recompute everything, and measure how much the keys and values of the <i>earlier</i> positions "
+            "changed (‖k′ − k‖ / ‖k‖ per layer and position, all heads). Under the causal mask: exactly 0, so "
+            "they can be stored. Without the mask, the new token reaches every position from layer 1 on. "
+            "Layer 0 is equal in both modes: its K and V are computed from the embeddings alone (token + "
+            "position), before any attention has mixed positions.",
+            "pt_BR": "<b>Por que o cache funciona, e por que o RoBERTa não pode usá-lo.</b> Acrescente um token ao "
+            "seu texto, recalcule tudo e meça quanto as chaves e os valores das posições <i>anteriores</i> mudaram "
+            "(‖k′ − k‖ / ‖k‖ por camada e posição, todas as cabeças). Com a máscara causal: exatamente 0, então "
+            "podem ser guardados. Sem a máscara, o token novo alcança todas as posições a partir da camada 1. "
+            "A camada 0 é igual nos dois modos: o K e o V dela vêm só dos embeddings (token + posição), antes que "
+            "qualquer atenção misture posições.",
+        },
+        "kvstab.show": {"en": "Show", "pt_BR": "Mostrar"},
+        "kvstab.keys": {"en": "keys (K)", "pt_BR": "chaves (K)"},
+        "kvstab.values": {"en": "values (V)", "pt_BR": "valores (V)"},
+        "kvstab.causal": {"en": "causal (GPT-2): {what}", "pt_BR": "causal (GPT-2): {what}"},
+        "kvstab.bidirectional": {"en": "bidirectional (no mask): {what}", "pt_BR": "bidirecional (sem máscara): {what}"},
+        "kvstab.layer": {"en": "layer", "pt_BR": "camada"},
+        "kvstab.position": {"en": "earlier position", "pt_BR": "posição anterior"},
+        "kvstab.appended": {
+            "en": "Appended “{appended}” (the model's next token) at position {n}, compared with “{reference}” "
+            "(its second choice), both fully recomputed.",
+            "pt_BR": "Acrescentado “{appended}” (o próximo token do modelo) na posição {n}, comparado com "
+            "“{reference}” (a segunda opção), ambos recalculados do zero.",
+        },
+        "kvstab.causal_zero": {
+            "en": "<b>Causal:</b> all {cells} K and V changes ({layers} layers × {n} positions) are exactly 0: "
+            "the cache stays valid.",
+            "pt_BR": "<b>Causal:</b> todas as {cells} mudanças de K e V ({layers} camadas × {n} posições) são "
+            "exatamente 0: o cache continua válido.",
+        },
+        "kvstab.causal_nonzero": {
+            "en": "<b>Causal:</b> K and V changed by up to {max}: the cache would be stale!",
+            "pt_BR": "<b>Causal:</b> K e V mudaram até {max}: o cache ficaria obsoleto!",
+        },
+        "kvstab.bidir": {
+            "en": "<b>Bidirectional:</b> K and V of layer 0 changed by {layer0}; of layers 1–{last} by up to {max}: "
+            "every representation would have to be recomputed.",
+            "pt_BR": "<b>Bidirecional:</b> K e V da camada 0 mudaram {layer0}; das camadas 1–{last}, até {max}: toda "
+            "representação teria de ser recalculada.",
+        },
+        "kvstab.bidir_one_layer": {
+            "en": "<b>Bidirectional:</b> layer 0 changed by {layer0} (this model has a single layer: the leak shows "
+            "from layer 1 on).",
+            "pt_BR": "<b>Bidirecional:</b> a camada 0 mudou {layer0} (este modelo tem uma única camada: o vazamento "
+            "aparece a partir da camada 1).",
+        },
+        "kvstab.computing": {"en": "Appending a token and recomputing…", "pt_BR": "Acrescentando um token e recalculando…"},
+        "kvstab.failed": {"en": "K/V stability could not be measured: {message}", "pt_BR": "Não foi possível medir a estabilidade de K/V: {message}"},
+        "kvstab.no_room": {
+            "en": "The text fills the model's context: no room to append a token.",
+            "pt_BR": "O texto ocupa todo o contexto do modelo: não há espaço para acrescentar um token.",
+        },
+        "kvstab.zero": {"en": "0 (exact)", "pt_BR": "0 (exato)"},
+        "kvstab.all_zero": {"en": "every cell: exactly 0", "pt_BR": "todas as células: exatamente 0"},
+    }
+)
+
+
+# ---------------------------------------------------------------------------- worker side
+def run_benchmark(lens, ids: list[int], new_tokens: int, repetitions: int, cancel=None, progress=None):
+    """Drain core.kvbench.kv_benchmark on the worker, forwarding each KVStep as progress."""
+    from attention_lab.core.kvbench import BenchmarkCancelled, KVResult, kv_benchmark
+    from attention_lab.ui.worker import JobCancelled
+
+    try:
+        for item in kv_benchmark(lens, ids, new_tokens, cancel=cancel, repetitions=repetitions):
+            if isinstance(item, KVResult):
+                return item
+            if progress is not None:
+                progress(item)
+    except BenchmarkCancelled:
+        raise JobCancelled() from None
+    raise JobCancelled()  # the generator ended without a result: only cancellation does that
+
+
+def measure_kv_stability(lens, ids: list[int], cancel: threading.Event | None = None):
+    from attention_lab.core.analysis import kv_stability
+
+    return kv_stability(lens, ids)
+
+
+# ---------------------------------------------------------------------------- the panel
+@dataclass(frozen=True)
+class BenchPrompt:
+    name: str
+    ids: list[int]
+    tokenizer: object
+    config: object  # core.lens.GPT2Config
+
+    @classmethod
+    def from_state(cls, state) -> "BenchPrompt":
+        return cls(state.model.name, list(state.ids), state.model.tokenizer, state.model.lens.config)
+
+
+class KVBenchPanel(Panel):
+    panel_id = "panel.kvbench"
+    title_key = "kvbench.title"
+
+    error_raised = Signal(str, str)
+    status_message = Signal(str)
+    benchmark_finished = Signal(object)  # KVResult
+    benchmark_cancelled = Signal()
+    benchmark_step = Signal(object)  # KVStep, after the panel drew it
+    stability_ready = Signal(object)  # KVStability
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = JobPort()
+        self._state = None
+        self._result = None  # KVResult of the last finished run
+        self._result_info: dict | None = None  # model name / prompt of that run
+        # what the last run was started from (not the whole state: it would keep an old model alive)
+        self._bench: BenchPrompt | None = None
+        self._live: dict[str, list[float]] = {"with-cache": [], "without-cache": []}
+        self._live_rep = 0
+        self._live_text_ids: list[int] = []
+        self._running = False
+        self._message_key: str | None = "kvbench.idle"
+        self._message_args: dict = {}
+        self._stability = None
+        self._stability_key: tuple | None = None
+        self._stability_pending: tuple | None = None
+        self._stability_error: str | None = None
+
+        self.explain = explanation_label(self)
+        self.tabs = QTabWidget(self)
+        self.tabs.currentChanged.connect(lambda _i: self._request_stability())
+        self.bench_tab = QWidget(self.tabs)
+        self.stability_tab = QWidget(self.tabs)
+        self.tabs.addTab(self.bench_tab, "")
+        self.tabs.addTab(self.stability_tab, "")
+        self._build_bench_tab()
+        self._build_stability_tab()
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.explain)
+        layout.addWidget(self.tabs, 1)
+        self.retranslate()
+        self._update_controls()
+
+    # ------------------------------------------------------------------ building
+    def _build_bench_tab(self) -> None:
+        tab = self.bench_tab
+        self.new_tokens_label = QLabel(tab)
+        self.new_tokens = QSpinBox(tab)
+        self.new_tokens.setRange(1, 1000)
+        self.new_tokens.setValue(DEFAULT_NEW_TOKENS)
+        self.new_tokens.valueChanged.connect(lambda _v: self._fill_cache_size())
+        self.repetitions_label = QLabel(tab)
+        self.repetitions = QSpinBox(tab)
+        self.repetitions.setRange(1, 20)
+        self.repetitions.setValue(1)
+        self.run_button = QPushButton(tab)
+        self.run_button.clicked.connect(self.run_benchmark)
+        self.cancel_button = QPushButton(tab)
+        self.cancel_button.clicked.connect(self.cancel_benchmark)
+        self.progress = QProgressBar(tab)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(True)
+        self.message = QLabel(tab)
+        self.message.setWordWrap(True)
+        controls = QHBoxLayout()
+        for w in (self.new_tokens_label, self.new_tokens, self.repetitions_label, self.repetitions, self.run_button, self.cancel_button):
+            controls.addWidget(w)
+        controls.addWidget(self.progress, 1)
+
+        self.plot = make_plot(tab)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot_legend = self.plot.getPlotItem().addLegend(offset=(10, 10), labelTextColor="k")
+        self.curve_with = self.plot.plot([], [], pen=pg.mkPen(WITH_COLOUR, width=2), symbol="o", symbolSize=4,
+                                         symbolBrush=WITH_COLOUR, symbolPen=None)
+        self.curve_without = self.plot.plot([], [], pen=pg.mkPen(WITHOUT_COLOUR, width=2), symbol="o", symbolSize=4,
+                                            symbolBrush=WITHOUT_COLOUR, symbolPen=None)
+
+        self.results_box = QGroupBox(tab)
+        form = QFormLayout(self.results_box)
+        self._result_labels: dict[str, QLabel] = {}
+        self._result_names: dict[str, QLabel] = {}
+        for key in ("total", "rate", "speedup", "identical", "cache_size"):
+            name, value = QLabel(self.results_box), QLabel(self.results_box)
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            form.addRow(name, value)
+            self._result_labels[key] = value
+            self._result_names[key] = name
+        self.ran_on = QLabel(self.results_box)
+        self.ran_on.setWordWrap(True)
+        form.addRow(self.ran_on)
+        self.generated_label = QLabel(self.results_box)
+        self.generated = QTextEdit(self.results_box)
+        self.generated.setReadOnly(True)
+        self.generated.setMinimumHeight(60)
+        form.addRow(self.generated_label)
+        form.addRow(self.generated)
+
+        split = QSplitter(Qt.Orientation.Horizontal, tab)
+        split.addWidget(self.plot)
+        split.addWidget(self.results_box)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(tab)
+        layout.addLayout(controls)
+        layout.addWidget(self.message)
+        layout.addWidget(split, 1)
+
+    def _build_stability_tab(self) -> None:
+        tab = self.stability_tab
+        self.stab_explain = explanation_label(tab)
+        self.stab_show_label = QLabel(tab)
+        self.stab_what = QComboBox(tab)
+        self.stab_what.addItem("", "keys")
+        self.stab_what.addItem("", "values")
+        self.stab_what.currentIndexChanged.connect(lambda _i: self._fill_stability())
+        row = QHBoxLayout()
+        row.addWidget(self.stab_show_label)
+        row.addWidget(self.stab_what)
+        row.addStretch(1)
+
+        self.stab_view = pg.GraphicsLayoutWidget(tab)
+        self.stab_view.setBackground("w")
+        self.stab_view.setMinimumSize(300, 180)
+        self.stab_plots = {}
+        self.stab_images = {}
+        for col, mode in enumerate(("causal", "bidirectional")):
+            plot = self.stab_view.addPlot(row=0, col=col)
+            plot.setMenuEnabled(False)
+            plot.hideButtons()
+            image = pg.ImageItem(axisOrder="row-major")
+            plot.addItem(image)
+            vb = plot.getViewBox()
+            vb.invertY(True)
+            vb.setMouseEnabled(x=False, y=False)
+            self.stab_plots[mode] = plot
+            self.stab_images[mode] = image
+        self.stab_cmap = pg.ColorMap([0.0, 0.35, 1.0], [(255, 255, 255), (253, 141, 60), (127, 0, 0)])
+        self.stab_colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.stab_cmap, interactive=False, width=14)
+        self.stab_colorbar.setImageItem(list(self.stab_images.values()))
+        self.stab_view.addItem(self.stab_colorbar, row=0, col=2)
+        self._stab_texts: list[tuple[pg.PlotItem, pg.TextItem]] = []
+
+        self.stab_summary = QLabel(tab)
+        self.stab_summary.setWordWrap(True)
+        self.stab_summary.setTextFormat(Qt.TextFormat.RichText)
+        layout = QVBoxLayout(tab)
+        layout.addWidget(self.stab_explain)
+        layout.addLayout(row)
+        layout.addWidget(self.stab_view, 1)
+        layout.addWidget(self.stab_summary)
+        tab.showEvent = self._stability_tab_shown  # type: ignore[method-assign]
+
+    # ------------------------------------------------------------------ wiring
+    def set_worker(self, worker) -> None:
+        self.jobs.worker = worker
+        self._update_controls()
+        self._request_stability()
+
+    def shutdown(self) -> None:
+        self.jobs.cancel_all()
+        self._running = False
+
+    # ------------------------------------------------------------------ Panel
+    def has_data(self) -> bool:
+        return self._state is not None
+
+    def show_state(self, state) -> None:
+        self._state = state
+        cfg = state.model.lens.config
+        room = cfg.n_positions - state.n_tokens
+        self.new_tokens.setMaximum(max(1, room))
+        self._fill_texts()
+        self._fill_cache_size()
+        self._update_controls()
+        self._request_stability()
+        self._fill_stability()
+
+    def retranslate(self) -> None:
+        self.tabs.setTabText(0, tr("kvbench.tab.bench"))
+        self.tabs.setTabText(1, tr("kvbench.tab.stability"))
+        self.new_tokens_label.setText(tr("kvbench.new_tokens"))
+        self.repetitions_label.setText(tr("kvbench.repetitions"))
+        self.repetitions.setToolTip(tr("kvbench.repetitions.tip"))
+        self.run_button.setText(tr("kvbench.run"))
+        self.cancel_button.setText(tr("kvbench.cancel"))
+        pi = self.plot.getPlotItem()
+        pi.setLabel("bottom", tr("kvbench.plot.x"))
+        pi.setLabel("left", tr("kvbench.plot.y"))
+        pi.setTitle(tr("kvbench.plot.title"))
+        self.plot_legend.clear()
+        self.plot_legend.addItem(self.curve_with, tr("kvbench.with"))
+        self.plot_legend.addItem(self.curve_without, tr("kvbench.without"))
+        self.results_box.setTitle(tr("kvbench.results"))
+        for key, label in self._result_names.items():
+            label.setText(tr(f"kvbench.{key}"))
+        self.generated_label.setText(tr("kvbench.generated"))
+        self.stab_explain.setText(tr("kvstab.explain"))
+        self.stab_show_label.setText(tr("kvstab.show"))
+        self.stab_what.setItemText(0, tr("kvstab.keys"))
+        self.stab_what.setItemText(1, tr("kvstab.values"))
+        self._fill_texts()
+        self._fill_results()
+        self._fill_cache_size()
+        self._fill_stability()
+
+    # ------------------------------------------------------------------ benchmark
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    def result(self):
+        """The last finished KVResult (None before a run completes)."""
+        return self._result
+
+    def run_benchmark(self) -> bool:
+        """Start the benchmark on the current text (only ever on request). False if it can't start."""
+        state = self._state
+        if state is None or self._running:
+            return False
+        if self.jobs.worker is None:
+            self._set_message("kvbench.no_worker")
+            return False
+        cfg = state.model.lens.config
+        if state.n_tokens >= cfg.n_positions:
+            self._set_message("kvbench.no_room", ctx=cfg.n_positions)
+            return False
+        new_tokens = min(self.new_tokens.value(), cfg.n_positions - state.n_tokens)
+        reps = self.repetitions.value()
+        self._bench = BenchPrompt.from_state(state)
+        self._live = {"with-cache": [], "without-cache": []}
+        self._live_rep = 0
+        self._live_text_ids = []
+        self._running = True
+        self.progress.setRange(0, 2 * new_tokens * reps)
+        self.progress.setValue(0)
+        self._draw_live()
+        self.jobs.submit(
+            BENCH_KIND,
+            run_benchmark,
+            state.model.lens,
+            list(state.ids),
+            new_tokens,
+            reps,
+            on_result=self._on_bench_result,
+            on_error=self._on_bench_error,
+            on_progress=self._on_bench_step,
+            on_cancelled=self._on_bench_cancelled,
+        )
+        self._set_message(None)
+        self._update_controls()
+        return True
+
+    def cancel_benchmark(self) -> None:
+        if self._running:
+            self.jobs.cancel(BENCH_KIND)
+
+    def _on_bench_step(self, step) -> None:
+        if not self._running:
+            return
+        if step.repetition != self._live_rep:
+            self._live_rep = step.repetition
+            self._live = {"with-cache": [], "without-cache": []}
+        series = self._live[step.mode]
+        del series[step.index :]  # a new run of this mode restarts its curve
+        series.append(step.seconds)
+        if step.mode == "with-cache" and step.repetition == 0:
+            del self._live_text_ids[step.index :]
+            self._live_text_ids.append(step.token_id)
+        total = step.total or self.new_tokens.value()
+        done = step.repetition * 2 * total + (0 if step.mode == "with-cache" else total) + step.index + 1
+        self.progress.setValue(done)
+        mode = tr("kvbench.with") if step.mode == "with-cache" else tr("kvbench.without")
+        self.progress.setFormat(
+            tr("kvbench.progress", mode=mode, i=step.index + 1, total=total, rep=step.repetition + 1, reps=self.repetitions.value())
+        )
+        self._draw_live()
+        self.benchmark_step.emit(step)
+
+    def _draw_live(self) -> None:
+        start = len(self._bench.ids) if self._bench is not None else 0
+        for mode, curve in (("with-cache", self.curve_with), ("without-cache", self.curve_without)):
+            ys = np.asarray(self._live[mode], dtype=float) * 1000.0
+            curve.setData(start + np.arange(len(ys), dtype=float), ys)
+        top = max([max(v) for v in self._live.values() if v] or [0.0]) * 1000.0
+        # the time axis starts at 0: a flat line must not look like a slope because of the zoom
+        self.plot.getPlotItem().setYRange(0, max(top * 1.08, 1e-3), padding=0)
+        self._fill_generated(self._live_text_ids)
+
+    def _on_bench_result(self, result) -> None:
+        self.jobs.done(BENCH_KIND)
+        self._running = False
+        self._result = result
+        self._result_info = dict(model=self._bench.name, n=len(self._bench.ids), reps=result.repetitions)
+        self._live = {"with-cache": list(result.per_token_with), "without-cache": list(result.per_token_without)}
+        self._live_text_ids = list(result.generated_ids)
+        self.progress.setValue(self.progress.maximum())
+        self.progress.setFormat("%p%")
+        self._draw_live()
+        self._fill_results()
+        self._fill_cache_size()
+        self._set_message(None)
+        self._update_controls()
+        self.status_message.emit(
+            tr("kvbench.status", x=f"{result.speedup:.2f}", identical=tr("kvbench.yes", k=result.new_tokens) if result.identical else tr("kvbench.no"))
+        )
+        self.benchmark_finished.emit(result)
+
+    def _on_bench_error(self, *err) -> None:
+        self.jobs.done(BENCH_KIND)
+        self._running = False
+        message, details = describe_error(*err)
+        self._set_message("kvbench.failed", message=message)
+        self._update_controls()
+        self.error_raised.emit(tr("kvbench.failed", message=message), details)
+
+    def _on_bench_cancelled(self) -> None:
+        self.jobs.done(BENCH_KIND)
+        self._running = False
+        self.progress.setValue(0)
+        self.progress.setFormat("%p%")
+        self._set_message("kvbench.cancelled")
+        self._update_controls()
+        self.benchmark_cancelled.emit()
+
+    def _update_controls(self) -> None:
+        can_run = self._state is not None and not self._running and self.jobs.worker is not None
+        self.run_button.setEnabled(can_run)
+        self.cancel_button.setEnabled(self._running)
+        self.new_tokens.setEnabled(not self._running)
+        self.repetitions.setEnabled(not self._running)
+
+    def _set_message(self, key: str | None, **args) -> None:
+        self._message_key, self._message_args = key, args
+        self.message.setText(tr(key, **args) if key else "")
+
+    # ------------------------------------------------------------------ texts
+    def _fill_texts(self) -> None:
+        state = self._state
+        if state is None:
+            self.explain.setText(tr("kvbench.empty"))
+        else:
+            self.explain.setText(tr("kvbench.explain", new=self.new_tokens.value(), n=state.n_tokens))
+        if self._message_key:
+            self.message.setText(tr(self._message_key, **self._message_args))
+
+    def _fill_results(self) -> None:
+        r = self._result
+        labels = self._result_labels
+        if r is None:
+            for label in labels.values():
+                label.setText("—")
+            self.ran_on.setText("")
+            return
+        labels["total"].setText(
+            tr("kvbench.total.value", with_s=f"{r.seconds_with_cache:.3f}", without_s=f"{r.seconds_without_cache:.3f}")
+        )
+        labels["rate"].setText(
+            tr("kvbench.rate.value", with_r=f"{r.tokens_per_second_with:.1f}", without_r=f"{r.tokens_per_second_without:.1f}")
+        )
+        labels["speedup"].setText(tr("kvbench.speedup.value", x=f"{r.speedup:.2f}"))
+        labels["identical"].setText(tr("kvbench.yes", k=r.new_tokens) if r.identical else tr("kvbench.no"))
+        labels["identical"].setStyleSheet("color: #1a7f1a; font-weight: bold" if r.identical else "color: #b00020; font-weight: bold")
+        info = self._result_info or {}
+        self.ran_on.setText(tr("kvbench.ran_on", **info) + " " + tr("kvbench.first_note") if info else "")
+
+    def _fill_cache_size(self) -> None:
+        """The cache's size with its formula: for the finished run, or the one Run would start."""
+        state = self._state
+        if self._result is None and state is None:
+            self._result_labels["cache_size"].setText("—")
+            return
+        if self._result is not None:
+            cfg = self._bench.config
+            positions, size = self._result.cache_positions, self._result.cache_bytes
+            per_value = size // max(1, 2 * cfg.n_layer * cfg.n_head * cfg.head_dim * positions)
+        else:
+            from attention_lab.core.kvbench import cache_size_bytes
+
+            cfg = state.model.lens.config
+            new = min(self.new_tokens.value(), max(0, cfg.n_positions - state.n_tokens))
+            positions = state.n_tokens + max(0, new - 1)  # what the cache holds when the last token is produced
+            per_value = 4  # the lens computes in float32
+            size = cache_size_bytes(state.model.lens, positions, per_value)
+        self._result_labels["cache_size"].setText(
+            tr(
+                "kvbench.cache.formula",
+                layers=cfg.n_layer,
+                heads=cfg.n_head,
+                dk=cfg.head_dim,
+                positions=positions,
+                bpv=per_value,
+                size=f"{size:,} B ({fmt_bytes(size)})",
+            )
+        )
+        if self._state is not None:
+            self.explain.setText(tr("kvbench.explain", new=self.new_tokens.value(), n=self._state.n_tokens))
+
+    def _fill_generated(self, new_ids: list[int]) -> None:
+        source = self._bench or (BenchPrompt.from_state(self._state) if self._state is not None else None)
+        if source is None:
+            self.generated.clear()
+            return
+        tok = source.tokenizer
+        prompt = html.escape(tok.decode(list(source.ids)))
+        added = html.escape(tok.decode(list(new_ids))) if new_ids else ""
+        pieces = " ".join(f"[{html.escape(t)}]" for t in tok.token_texts(list(new_ids))) if new_ids else ""
+        # pre-wrap: generated spaces and newlines are part of the output, keep them visible
+        self.generated.setHtml(
+            f'<div style="white-space: pre-wrap"><span style="color:#666">{prompt}</span>'
+            f'<b style="color:#1f5fa8">{added}</b></div>'
+            f'<div style="color:#888; font-size: small">{pieces}</div>'
+        )
+
+    # ------------------------------------------------------------------ K/V stability
+    def _stability_tab_shown(self, event) -> None:
+        QWidget.showEvent(self.stability_tab, event)
+        self._request_stability()
+
+    def show_stability_tab(self) -> None:
+        self.tabs.setCurrentWidget(self.stability_tab)
+
+    def stability(self):
+        """The KVStability for the current state (None while computing or stale)."""
+        if self._state is None or self._stability_key != self._key(self._state):
+            return None
+        return self._stability
+
+    @staticmethod
+    def _key(state) -> tuple:
+        model = state.model  # id() alone could be reused by a later model
+        return (id(model), model.spec, model.n_params, tuple(state.ids))
+
+    def _request_stability(self) -> None:
+        """Compute K/V stability for the current text when its tab is on screen (cheap: 4 passes)."""
+        state = self._state
+        if state is None or self.jobs.worker is None or not self.stability_tab.isVisible():
+            return
+        key = self._key(state)
+        if self._stability_key == key or self._stability_pending == key:
+            return
+        if state.n_tokens >= state.model.lens.config.n_positions:
+            self._stability_error = None
+            self.stab_summary.setText(tr("kvstab.no_room"))
+            return
+        self._stability_pending = key
+        self._stability_error = None
+        self.jobs.submit(
+            STABILITY_KIND,
+            measure_kv_stability,
+            state.model.lens,
+            list(state.ids),
+            on_result=lambda res, k=key: self._on_stability(k, res),
+            on_error=lambda *err, k=key: self._on_stability_error(k, *err),
+        )
+        self._fill_stability()
+
+    def _on_stability(self, key: tuple, result) -> None:
+        self.jobs.done(STABILITY_KIND)
+        if key != self._stability_pending:
+            return
+        self._stability_pending = None
+        self._stability_key = key
+        self._stability = result
+        self._fill_stability()
+        self.stability_ready.emit(result)
+
+    def _on_stability_error(self, key: tuple, *err) -> None:
+        self.jobs.done(STABILITY_KIND)
+        if key != self._stability_pending:
+            return
+        self._stability_pending = None
+        message, details = describe_error(*err)
+        self._stability_error = message
+        self._fill_stability()
+        self.error_raised.emit(tr("kvstab.failed", message=message), details)
+
+    def _fill_stability(self) -> None:
+        for plot, item in self._stab_texts:
+            plot.removeItem(item)
+        self._stab_texts = []
+        what = self.stab_what.currentData() or "keys"
+        what_text = tr("kvstab.keys") if what == "keys" else tr("kvstab.values")
+        self.stab_plots["causal"].setTitle(tr("kvstab.causal", what=what_text))
+        self.stab_plots["bidirectional"].setTitle(tr("kvstab.bidirectional", what=what_text))
+        result, state = self.stability(), self._state
+        if result is None or state is None:
+            for image in self.stab_images.values():
+                image.clear()
+            if self._stability_error is not None:
+                self.stab_summary.setText(tr("kvstab.failed", message=self._stability_error))
+            elif self._stability_pending is not None:
+                self.stab_summary.setText(tr("kvstab.computing"))
+            return
+        maps = {
+            "causal": getattr(result, f"causal_{what}").double().numpy(),
+            "bidirectional": getattr(result, f"bidirectional_{what}").double().numpy(),
+        }
+        top = max(float(maps["bidirectional"].max()), float(maps["causal"].max()), 1e-12)
+        n_layers, n = maps["causal"].shape
+        tokens = list(state.tokens[:n])
+        for mode, values in maps.items():
+            image = self.stab_images[mode]
+            image.setImage(values.astype(np.float32), levels=(0.0, top))
+            image.setRect(0, 0, n, n_layers)
+            plot = self.stab_plots[mode]
+            plot.getAxis("left").setTicks([[(i + 0.5, str(i)) for i in range(n_layers)], []])
+            fit_token_ticks(plot, "bottom", tokens)
+            plot.setLabel("left", tr("kvstab.layer"))
+            plot.setLabel("bottom", tr("kvstab.position"))
+            plot.getViewBox().setRange(xRange=(0, n), yRange=(0, n_layers), padding=0)
+            if n * n_layers > CELL_TEXT_LIMIT and not values.any():
+                # too many cells to write "0" in each: say it once, over the map
+                text = pg.TextItem(tr("kvstab.all_zero"), color=(30, 30, 30), anchor=(0.5, 0.5), fill=(255, 255, 255, 220))
+                text.setPos(n / 2, n_layers / 2)
+                plot.addItem(text)
+                self._stab_texts.append((plot, text))
+            if n * n_layers <= CELL_TEXT_LIMIT:
+                for layer in range(n_layers):
+                    for pos in range(n):
+                        v = float(values[layer, pos])
+                        dark = v > 0.55 * top
+                        text = pg.TextItem("0" if v == 0 else f"{v:.2g}", color=(255, 255, 255) if dark else (30, 30, 30), anchor=(0.5, 0.5))
+                        text.setPos(pos + 0.5, layer + 0.5)
+                        plot.addItem(text)
+                        self._stab_texts.append((plot, text))
+        self.stab_colorbar.setLevels((0.0, top))
+        self.stab_summary.setText(self._stability_summary(result, state))
+
+    def _stability_summary(self, result, state) -> str:
+        tok = state.model.tokenizer
+        appended, reference = tok.token_texts([result.appended_id, result.reference_id])
+        parts = [tr("kvstab.appended", appended=appended, reference=reference, n=result.n)]
+        causal = max(result.max_per_layer("causal"))
+        if causal == 0:
+            n_layers = len(result.max_per_layer("causal"))
+            parts.append(tr("kvstab.causal_zero", cells=2 * n_layers * result.n, layers=n_layers, n=result.n))
+        else:
+            parts.append(tr("kvstab.causal_nonzero", max=fmt_number(causal)))
+        bidir = result.max_per_layer("bidirectional")
+        layer0 = tr("kvstab.zero") if bidir[0] == 0 else fmt_number(bidir[0])
+        if len(bidir) > 1:
+            parts.append(tr("kvstab.bidir", layer0=layer0, last=len(bidir) - 1, max=fmt_number(max(bidir[1:]))))
+        else:
+            parts.append(tr("kvstab.bidir_one_layer", layer0=layer0))
+        return "<br>".join(parts)
+
+    # ------------------------------------------------------------------ export
+    def table_for_export(self):
+        r = self._result
+        if r is None:
+            return None
+        header = ["token_index", "position", "seconds_with_cache", "seconds_without_cache", "token_id"]
+        start = r.prompt_length
+        rows = [
+            [i, start + i, r.per_token_with[i], r.per_token_without[i], r.generated_ids[i]]
+            for i in range(r.new_tokens)
+        ]
+        return header, rows
+
+    def plot_for_export(self):
+        if self.tabs.currentWidget() is self.stability_tab and self.stability() is not None:
+            return self.stab_view.scene()
+        return self.plot.getPlotItem() if self._result is not None or self._running else None

@@ -1,0 +1,645 @@
+"""The causal mask (lab step 1) and the chapter's "why −∞ and not zero?".
+
+Left: the mask for the current tokens, as a grid (what is added to the scores: 0 where a
+query may look, −∞ on the future) and as the lab's ASCII print.  Right: the five ways of
+hiding the future (:class:`~attention_lab.core.lens.MaskMode`) run on the current text,
+with, for each, the row sums of the attention (do they still sum to 1?), the weight the
+future still gets, and the leakage of the edited token into earlier positions.
+
+The numbers come from :func:`attention_lab.core.analysis.mask_mode_report` plus one
+batched forward per mode for the per-row / per-position detail, computed on the worker
+(only while the panel is visible; a hidden panel computes when it is shown).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+import torch
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attention_lab.core.lens import MaskMode
+from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.panel_kit import (
+    JobPort,
+    describe_error,
+    explanation_label,
+    fmt_number,
+    make_plot,
+    monospace_font,
+    set_heatmap_axes,
+    setup_token_heatmap,
+)
+
+MODES_KIND = "mask.modes"
+ASCII_LIMIT = 48  # the print gets unreadable beyond this many tokens; the grid shows them all
+CELL_TEXT_LIMIT = 16  # "0" / "−∞" written in the grid's cells up to this many tokens
+
+register(
+    {
+        "mask.title": {"en": "Mask", "pt_BR": "Máscara"},
+        "mask.explain": {
+            "en": "<b>Step 1: the causal mask.</b> Before the softmax, every score of a future position gets −∞ "
+            "added. Rows are queries (the token that looks), columns are keys (the token looked at): the "
+            "triangle above the diagonal is the future, which does not exist. Each row then sums to 1 over the "
+            "past only.",
+            "pt_BR": "<b>Passo 1: a máscara causal.</b> Antes do softmax, toda pontuação de uma posição futura "
+            "recebe −∞. As linhas são consultas (o token que olha), as colunas são chaves (o token olhado): o "
+            "triângulo acima da diagonal é o futuro, que não existe. Cada linha então soma 1 só sobre o passado.",
+        },
+        "mask.grid": {"en": "The mask added to the scores", "pt_BR": "A máscara somada às pontuações"},
+        "mask.query": {"en": "query (destination) →", "pt_BR": "consulta (destino) →"},
+        "mask.key": {"en": "key (source) →", "pt_BR": "chave (origem) →"},
+        "mask.ascii": {"en": "The lab's print", "pt_BR": "A impressão do lab"},
+        "mask.ascii.what": {"en": "Print", "pt_BR": "Imprimir"},
+        "mask.ascii.mask": {"en": "the mask (1 = may look, . = forbidden)", "pt_BR": "a máscara (1 = pode olhar, . = proibido)"},
+        "mask.ascii.head": {"en": "weights of head {head}, layer {layer}", "pt_BR": "pesos da cabeça {head}, camada {layer}"},
+        "mask.ascii.cut": {
+            "en": "(first {shown} of {n} tokens)",
+            "pt_BR": "(primeiros {shown} de {n} tokens)",
+        },
+        "mask.why": {"en": "Why −∞ and not zero?", "pt_BR": "Por que −∞ e não zero?"},
+        "mask.why.explain": {
+            "en": "Zeroing the score doesn't help: a score of 0 still becomes e⁰ = 1 in the softmax, a perfectly "
+            "respectable weight, so the future leaks. Zeroing the weight after the softmax hides the future but "
+            "breaks the sum-to-1. −∞ gives e<sup>−∞</sup> = 0 <i>before</i> the normalisation; implementations use "
+            "a very negative number (−1e9, finfo.min) to avoid NaN. Measured on your text, layer {layer}; the "
+            "leak is the change of earlier positions when #{pos} “{old}” becomes “{new}”.",
+            "pt_BR": "Zerar a pontuação não ajuda: uma pontuação 0 ainda vira e⁰ = 1 no softmax, um peso "
+            "perfeitamente respeitável, e o futuro vaza. Zerar o peso depois do softmax esconde o futuro mas quebra "
+            "a soma 1. O −∞ dá e<sup>−∞</sup> = 0 <i>antes</i> da normalização; as implementações usam um número "
+            "muito negativo (−1e9, finfo.min) para evitar NaN. Medido no seu texto, camada {layer}; o vazamento é "
+            "a mudança das posições anteriores quando #{pos} “{old}” vira “{new}”.",
+        },
+        "mask.mode": {"en": "Mask mode", "pt_BR": "Modo da máscara"},
+        "mask.mode.-inf": {"en": "−∞ (the textbook choice)", "pt_BR": "−∞ (a escolha do livro)"},
+        "mask.mode.finfo.min": {"en": "finfo.min (what transformers uses)", "pt_BR": "finfo.min (o que o transformers usa)"},
+        "mask.mode.-1e9": {"en": "−1e9 (a very negative number)", "pt_BR": "−1e9 (um número muito negativo)"},
+        "mask.mode.zero-score": {"en": "zero the score", "pt_BR": "zerar a pontuação"},
+        "mask.mode.zero-after-softmax": {"en": "zero the weight after softmax", "pt_BR": "zerar o peso depois do softmax"},
+        "mask.cell.-inf": {"en": "−∞", "pt_BR": "−∞"},
+        "mask.cell.finfo.min": {"en": "min", "pt_BR": "min"},
+        "mask.cell.-1e9": {"en": "−1e9", "pt_BR": "−1e9"},
+        "mask.cell.zero-score": {"en": "=0", "pt_BR": "=0"},
+        "mask.cell.zero-after-softmax": {"en": "×0", "pt_BR": "×0"},
+        "mask.col.mode": {"en": "Mode", "pt_BR": "Modo"},
+        "mask.col.row_sums": {"en": "Row sums (min … max)", "pt_BR": "Somas das linhas (mín … máx)"},
+        "mask.col.future": {"en": "Weight on the future", "pt_BR": "Peso no futuro"},
+        "mask.col.leak": {"en": "Leak into the past", "pt_BR": "Vazamento no passado"},
+        "mask.col.verdict": {"en": "Verdict", "pt_BR": "Veredito"},
+        "mask.verdict.ok": {"en": "works", "pt_BR": "funciona"},
+        "mask.verdict.leaks": {"en": "the future leaks", "pt_BR": "o futuro vaza"},
+        "mask.verdict.sums": {"en": "rows don't sum to 1", "pt_BR": "as linhas não somam 1"},
+        "mask.verdict.both": {"en": "leaks and rows don't sum to 1", "pt_BR": "vaza e as linhas não somam 1"},
+        "mask.rowsums.title": {"en": "Row sums (whiskers: heads' min–max)", "pt_BR": "Somas das linhas (hastes: mín–máx)"},
+        "mask.rowsums.y": {"en": "Σ weights (mean over heads)", "pt_BR": "Σ pesos (média das cabeças)"},
+        "mask.leak.title": {"en": "Change per position after the edit", "pt_BR": "Mudança por posição após a edição"},
+        "mask.leak.x": {"en": "position (red: before the edit)", "pt_BR": "posição (vermelho: antes da edição)"},
+        "mask.selected.denominator": {
+            "en": "<b>{mode}</b>: the future gets weight 0, yet the earlier positions change by up to {leak}: the "
+            "future's scores are still in the softmax's denominator, so the edit reaches the past through the "
+            "normalisation. And rows sum to between {lo} and {hi} instead of 1.",
+            "pt_BR": "<b>{mode}</b>: o futuro recebe peso 0, mas as posições anteriores mudam até {leak}: as "
+            "pontuações do futuro continuam no denominador do softmax, então a edição alcança o passado pela "
+            "normalização. E as linhas somam entre {lo} e {hi} em vez de 1.",
+        },
+        "mask.leak.y": {"en": "‖h′ − h‖ / ‖h‖", "pt_BR": "‖h′ − h‖ / ‖h‖"},
+        "mask.position": {"en": "query position", "pt_BR": "posição da consulta"},
+        "mask.selected.ok": {
+            "en": "<b>{mode}</b>: every row sums to 1 (max error {err}), the future gets {future}, and the {k} "
+            "earlier positions change by exactly 0.",
+            "pt_BR": "<b>{mode}</b>: toda linha soma 1 (erro máx. {err}), o futuro recebe {future}, e as {k} "
+            "posições anteriores mudam exatamente 0.",
+        },
+        "mask.selected.leaks": {
+            "en": "<b>{mode}</b>: the future still gets up to {future} of a row's weight, so the earlier positions "
+            "change by up to {leak}: the model could copy the answer.",
+            "pt_BR": "<b>{mode}</b>: o futuro ainda recebe até {future} do peso de uma linha, então as posições "
+            "anteriores mudam até {leak}: o modelo poderia copiar a resposta.",
+        },
+        "mask.selected.sums": {
+            "en": "<b>{mode}</b>: no leak (the future gets {future}), but rows sum to between {lo} and {hi} "
+            "instead of 1: the attention is no longer a weighted average.",
+            "pt_BR": "<b>{mode}</b>: sem vazamento (o futuro recebe {future}), mas as linhas somam entre {lo} e {hi} "
+            "em vez de 1: a atenção deixa de ser uma média ponderada.",
+        },
+        "mask.selected.first": {
+            "en": "The edited token is the first: nothing comes before it. Pick a later position in the leakage "
+            "panel to measure the leak.",
+            "pt_BR": "O token editado é o primeiro: nada vem antes dele. Escolha uma posição posterior no painel de "
+            "vazamento para medir o vazamento.",
+        },
+        "mask.computing": {"en": "Measuring the five mask modes…", "pt_BR": "Medindo os cinco modos de máscara…"},
+        "mask.failed": {"en": "The mask modes could not be measured: {message}", "pt_BR": "Não foi possível medir os modos de máscara: {message}"},
+        "mask.empty": {
+            "en": "<b>Step 1: the causal mask.</b> Analyse a text to see its mask.",
+            "pt_BR": "<b>Passo 1: a máscara causal.</b> Analise um texto para ver a sua máscara.",
+        },
+    }
+)
+
+MODES = [m.value for m in MaskMode]
+
+
+@dataclass
+class ModeDetail:
+    """One mask mode on the current text: the report row plus what the plots draw."""
+
+    row: object  # core.analysis.MaskModeRow
+    row_sums: np.ndarray  # [H, n]: Σⱼ A[i, j] of every head and query row of the layer
+    leak: np.ndarray  # [n]: relative change of the final state at every position
+
+
+@dataclass
+class MaskModesResult:
+    key: tuple
+    layer: int
+    position: int
+    replacement_id: int
+    details: dict[str, ModeDetail]
+
+
+def measure_mask_modes(
+    lens, ids: list[int], layer: int, position: int, replacement_id: int, cancel: threading.Event | None = None
+) -> dict[str, ModeDetail]:
+    """Worker side: mask_mode_report, and for each mode the per-row sums and per-position leak.
+
+    The detail is one batched forward of [original, edited] per mode -- the same batch the
+    core's leakage() uses, so untouched positions come out as exact zeros here too.
+    """
+    from attention_lab.core.analysis import mask_mode_report, relative_change
+    from attention_lab.ui.worker import JobCancelled
+
+    report = {row.mode: row for row in mask_mode_report(lens, ids, layer, position, replacement_id)}
+    edited = list(ids)
+    edited[position] = replacement_id
+    details: dict[str, ModeDetail] = {}
+    for mode in MODES:
+        if cancel is not None and cancel.is_set():
+            raise JobCancelled()
+        out = lens(
+            torch.tensor([ids, edited]),
+            causal=True,
+            mask_mode=mode,
+            keep_attentions=[layer],
+            keep_hidden=False,
+            compute_logits=False,
+        )
+        attn = out.attentions[layer][0]  # the original sequence: [H, n, n]
+        leak = relative_change(out.final_hidden[0], out.final_hidden[1])
+        details[mode] = ModeDetail(report[mode], attn.sum(-1).double().numpy(), leak.double().numpy())
+    return details
+
+
+def _state_key(state) -> tuple:
+    # id() alone could be reused by the next model once the old one is freed: add what names it
+    model = state.model
+    return (id(model), model.spec, model.n_params, tuple(state.ids), state.layer, state.position, state.replacement_id)
+
+
+class MaskPanel(Panel):
+    panel_id = "panel.mask"
+    title_key = "mask.title"
+
+    error_raised = Signal(str, str)
+    modes_ready = Signal()  # the mode table holds numbers for the current state
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = JobPort()
+        self._state = None
+        self._result: MaskModesResult | None = None
+        self._pending_key: tuple | None = None
+        self._error: str | None = None
+
+        self.explain = explanation_label(self)
+
+        # ---- left: the grid and the print
+        self.grid_box = QGroupBox(self)
+        self.grid_plot = make_plot(self.grid_box)
+        self.grid_image = setup_token_heatmap(self.grid_plot)
+        self._cell_texts: list[pg.TextItem] = []
+        grid_layout = QVBoxLayout(self.grid_box)
+        grid_layout.addWidget(self.grid_plot)
+
+        self.ascii_box = QGroupBox(self)
+        self.ascii_choice = QComboBox(self.ascii_box)
+        self.ascii_choice.currentIndexChanged.connect(self._fill_ascii)
+        self.ascii_label = QLabel(self.ascii_box)
+        self.ascii_view = QPlainTextEdit(self.ascii_box)
+        self.ascii_view.setReadOnly(True)
+        self.ascii_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.ascii_view.setFont(monospace_font())
+        row = QHBoxLayout()
+        row.addWidget(self.ascii_label)
+        row.addWidget(self.ascii_choice, 1)
+        ascii_layout = QVBoxLayout(self.ascii_box)
+        ascii_layout.addLayout(row)
+        ascii_layout.addWidget(self.ascii_view)
+
+        left = QSplitter(Qt.Orientation.Vertical, self)
+        left.addWidget(self.grid_box)
+        left.addWidget(self.ascii_box)
+
+        # ---- right: why −∞ and not zero?
+        self.why_box = QGroupBox(self)
+        self.why_explain = QLabel(self.why_box)
+        self.why_explain.setWordWrap(True)
+        self.mode_label = QLabel(self.why_box)
+        self.mode_choice = QComboBox(self.why_box)
+        for mode in MODES:
+            self.mode_choice.addItem(mode, mode)
+        self.mode_choice.currentIndexChanged.connect(self._on_mode_changed)
+        self.table = QTableWidget(len(MODES), 5, self.why_box)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.cellClicked.connect(lambda r, _c: self.mode_choice.setCurrentIndex(r))
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setWordWrap(False)
+        self.table.setFixedHeight(
+            self.table.horizontalHeader().sizeHint().height() + len(MODES) * (self.fontMetrics().height() + 10) + 4
+        )
+        self.status = QLabel(self.why_box)
+        self.status.setWordWrap(True)
+        self.selected_text = QLabel(self.why_box)
+        self.selected_text.setWordWrap(True)
+        self.selected_text.setTextFormat(Qt.TextFormat.RichText)
+
+        self.sums_plot = make_plot(self.why_box)
+        self.sums_plot.showGrid(y=True, alpha=0.25)
+        self.sums_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=(70, 130, 180))
+        self.sums_plot.addItem(self.sums_bars)
+        self.sums_spread = pg.ErrorBarItem(x=np.array([]), y=np.array([]), pen=pg.mkPen(30, 30, 30))
+        self.sums_plot.addItem(self.sums_spread)
+        self.sums_plot.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen((200, 40, 40), width=1.5, style=Qt.PenStyle.DashLine)))
+        self.leak_plot = make_plot(self.why_box)
+        self.leak_plot.showGrid(y=True, alpha=0.25)
+        self.leak_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=(214, 39, 40))
+        self.leak_plot.addItem(self.leak_bars)
+        self.edit_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
+        self.edit_line.setPos(-10)
+        self.leak_plot.addItem(self.edit_line)
+        self._leak_texts: list[pg.TextItem] = []
+        plots = QHBoxLayout()
+        plots.addWidget(self.sums_plot)
+        plots.addWidget(self.leak_plot)
+
+        mode_row = QHBoxLayout()
+        mode_row.addWidget(self.mode_label)
+        mode_row.addWidget(self.mode_choice, 1)
+        why_layout = QVBoxLayout(self.why_box)
+        why_layout.addWidget(self.why_explain)
+        why_layout.addWidget(self.table)
+        why_layout.addWidget(self.status)
+        why_layout.addLayout(mode_row)
+        why_layout.addWidget(self.selected_text)
+        why_layout.addLayout(plots, 1)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(left)
+        splitter.addWidget(self.why_box)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.explain)
+        layout.addWidget(splitter, 1)
+        self.retranslate()
+
+    # ------------------------------------------------------------------ wiring
+    def set_worker(self, worker) -> None:
+        self.jobs.worker = worker
+        self._request_modes()
+
+    def shutdown(self) -> None:
+        self.jobs.cancel_all()
+
+    # ------------------------------------------------------------------ Panel
+    def has_data(self) -> bool:
+        return self._state is not None and self.grid_image.image is not None
+
+    def show_state(self, state) -> None:
+        self._state = state
+        self.explain.setText(tr("mask.explain"))
+        self._fill_grid()
+        self._fill_ascii_choices()
+        self._request_modes()
+        self._fill_why()
+
+    def retranslate(self) -> None:
+        self.grid_box.setTitle(tr("mask.grid"))
+        self.ascii_box.setTitle(tr("mask.ascii"))
+        self.ascii_label.setText(tr("mask.ascii.what"))
+        self.why_box.setTitle(tr("mask.why"))
+        self.mode_label.setText(tr("mask.mode"))
+        for i, mode in enumerate(MODES):
+            self.mode_choice.setItemText(i, tr(f"mask.mode.{mode}"))
+        self.table.setHorizontalHeaderLabels(
+            [tr(k) for k in ("mask.col.mode", "mask.col.row_sums", "mask.col.future", "mask.col.leak", "mask.col.verdict")]
+        )
+        for plot, y_key, x_key in (
+            (self.sums_plot, "mask.rowsums.y", "mask.position"),
+            (self.leak_plot, "mask.leak.y", "mask.leak.x"),
+        ):
+            plot.getPlotItem().setLabel("left", tr(y_key))
+            plot.getPlotItem().setLabel("bottom", tr(x_key))
+        if self._state is None:
+            self.explain.setText(tr("mask.empty"))
+        else:
+            self.explain.setText(tr("mask.explain"))
+            self._fill_grid()
+            self._fill_ascii_choices()
+        self._fill_why()
+
+    def showEvent(self, event) -> None:  # noqa: N802 -- a hidden panel computes when it is shown
+        super().showEvent(event)
+        self._request_modes()
+
+    # ------------------------------------------------------------------ the mask itself
+    def selected_mode(self) -> str:
+        return str(self.mode_choice.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        self.mode_choice.setCurrentIndex(MODES.index(MaskMode.parse(mode).value))
+
+    def _fill_grid(self) -> None:
+        state = self._state
+        if state is None:
+            return
+        n = state.n_tokens
+        allowed = ~np.triu(np.ones((n, n), dtype=bool), k=1)
+        # allowed cells light, the future dark: the triangle the chapter draws
+        rgba = np.empty((n, n, 4), dtype=np.ubyte)
+        rgba[allowed] = (222, 235, 247, 255)
+        rgba[~allowed] = (60, 60, 70, 255)
+        self.grid_image.setImage(rgba, autoLevels=False)
+        self.grid_image.setRect(0, 0, n, n)
+        set_heatmap_axes(self.grid_plot, state.tokens, state.tokens, tr("mask.query"), tr("mask.key"))
+        for item in self._cell_texts:
+            self.grid_plot.removeItem(item)
+        self._cell_texts = []
+        if n <= CELL_TEXT_LIMIT:
+            future_text = tr(f"mask.cell.{self.selected_mode()}")
+            for i in range(n):
+                for j in range(n):
+                    text = "0" if allowed[i, j] else future_text
+                    colour = (40, 40, 40) if allowed[i, j] else (255, 255, 255)
+                    item = pg.TextItem(text, color=colour, anchor=(0.5, 0.5))
+                    item.setPos(j + 0.5, i + 0.5)
+                    self.grid_plot.addItem(item)
+                    self._cell_texts.append(item)
+
+    def _fill_ascii_choices(self) -> None:
+        state = self._state
+        keep = self.ascii_choice.currentIndex()
+        self.ascii_choice.blockSignals(True)
+        self.ascii_choice.clear()
+        self.ascii_choice.addItem(tr("mask.ascii.mask"), -1)
+        if state is not None:
+            for head in range(int(state.attention_causal.shape[0])):
+                self.ascii_choice.addItem(tr("mask.ascii.head", head=head, layer=state.layer), head)
+        self.ascii_choice.setCurrentIndex(keep if 0 <= keep < self.ascii_choice.count() else 0)
+        self.ascii_choice.blockSignals(False)
+        self._fill_ascii()
+
+    def _fill_ascii(self, *_args) -> None:
+        from attention_lab.core.analysis import ascii_mask
+
+        state = self._state
+        if state is None:
+            self.ascii_view.setPlainText("")
+            return
+        shown = min(state.n_tokens, ASCII_LIMIT)
+        head = self.ascii_choice.currentData()
+        values = None
+        if head is not None and head >= 0:
+            values = state.attention_causal[int(head), :shown, :shown]
+        text = ascii_mask(shown, list(state.tokens[:shown]), values, causal=True)
+        if shown < state.n_tokens:
+            text += "\n" + tr("mask.ascii.cut", shown=shown, n=state.n_tokens)
+        self.ascii_view.setPlainText(text)
+
+    def ascii_text(self) -> str:
+        return self.ascii_view.toPlainText()
+
+    # ------------------------------------------------------------------ the modes (worker)
+    def _request_modes(self) -> None:
+        state = self._state
+        if state is None or self.jobs.worker is None or not self.isVisible():
+            return
+        key = _state_key(state)
+        if (self._result is not None and self._result.key == key) or self._pending_key == key:
+            return
+        self._pending_key = key
+        self._error = None
+        self.jobs.submit(
+            MODES_KIND,
+            measure_mask_modes,
+            state.model.lens,
+            list(state.ids),
+            state.layer,
+            state.position,
+            state.replacement_id,
+            on_result=lambda details, k=key, s=state: self._on_modes(k, s, details),
+            on_error=lambda *err, k=key: self._on_modes_error(k, *err),
+        )
+        self._fill_why()
+
+    def _on_modes(self, key: tuple, state, details: dict) -> None:
+        self.jobs.done(MODES_KIND)
+        if key != self._pending_key:
+            return
+        self._pending_key = None
+        self._result = MaskModesResult(key, state.layer, state.position, state.replacement_id, details)
+        self._fill_why()
+        self.modes_ready.emit()
+
+    def _on_modes_error(self, key: tuple, *err) -> None:
+        self.jobs.done(MODES_KIND)
+        if key != self._pending_key:
+            return
+        self._pending_key = None
+        message, details = describe_error(*err)
+        self._error = message
+        self._fill_why()
+        self.error_raised.emit(tr("mask.failed", message=message), details)
+
+    def mode_details(self) -> dict[str, ModeDetail] | None:
+        """The measured modes for the current state (None while computing or stale)."""
+        if self._result is None or self._state is None or self._result.key != _state_key(self._state):
+            return None
+        return self._result.details
+
+    def _on_mode_changed(self, *_args) -> None:
+        self._fill_grid()
+        self._fill_why()
+
+    # ------------------------------------------------------------------ the comparison
+    def _fill_why(self) -> None:
+        state = self._state
+        details = self.mode_details()
+        if state is not None:
+            tokens = state.tokens
+            new = state.extras.get("replacement_text") if state.extras else None
+            if new is None:
+                try:
+                    new = state.model.tokenizer.token_texts([state.replacement_id])[0]
+                except Exception:  # noqa: BLE001 -- a label only
+                    new = str(state.replacement_id)
+            self.why_explain.setText(
+                tr("mask.why.explain", layer=state.layer, pos=state.position, old=tokens[state.position], new=new)
+            )
+        else:
+            self.why_explain.setText("")
+        if self._error is not None:
+            self.status.setText(tr("mask.failed", message=self._error))
+        elif state is not None and details is None:
+            self.status.setText(tr("mask.computing"))
+        else:
+            self.status.setText("")
+        self._fill_table(details)
+        self._fill_selected(details)
+
+    def _fill_table(self, details: dict[str, ModeDetail] | None) -> None:
+        selected = self.selected_mode()
+        for r, mode in enumerate(MODES):
+            cells = [tr(f"mask.mode.{mode}"), "", "", "", ""]
+            bad = False
+            if details is not None:
+                d = details[mode]
+                sums = d.row_sums
+                leaks = d.row.max_leak_before > 0
+                off = d.row.max_row_sum_error > 1e-5
+                bad = leaks or off
+                cells[1] = f"{fmt_number(float(sums.min()), 3)} … {fmt_number(float(sums.max()), 3)}"
+                cells[2] = fmt_number(d.row.future_weight)
+                cells[3] = fmt_number(d.row.max_leak_before)
+                verdict = "mask.verdict.both" if leaks and off else "mask.verdict.leaks" if leaks else "mask.verdict.sums" if off else "mask.verdict.ok"
+                cells[4] = tr(verdict)
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if 0 < c < 4:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if details is not None:
+                    item.setBackground(QBrush(QColor(253, 219, 199) if bad else QColor(217, 240, 211)))
+                self.table.setItem(r, c, item)
+        self.table.blockSignals(True)
+        self.table.selectRow(MODES.index(selected))
+        self.table.blockSignals(False)
+
+    def _fill_selected(self, details: dict[str, ModeDetail] | None) -> None:
+        mode = self.selected_mode()
+        name = tr(f"mask.mode.{mode}")
+        self.sums_plot.getPlotItem().setTitle(tr("mask.rowsums.title"))
+        self.leak_plot.getPlotItem().setTitle(tr("mask.leak.title"))
+        state = self._state
+        if details is None or state is None:
+            self.sums_bars.setOpts(x=[], height=[])
+            self.sums_spread.setData(x=np.array([]), y=np.array([]), top=np.array([]), bottom=np.array([]))
+            self.leak_bars.setOpts(x=[], height=[])
+            for item in self._leak_texts:
+                self.leak_plot.removeItem(item)
+            self._leak_texts = []
+            self.selected_text.setText("")
+            return
+        d = details[mode]
+        n = d.row_sums.shape[-1]
+        x = np.arange(n, dtype=float)
+        mean = d.row_sums.mean(0)
+        self.sums_bars.setOpts(x=x, height=mean, width=0.7, pen=pg.mkPen(60, 60, 60) if n <= 40 else pg.mkPen(None))
+        self.sums_spread.setData(x=x, y=mean, top=d.row_sums.max(0) - mean, bottom=mean - d.row_sums.min(0), beam=0.3)
+        self.sums_plot.getPlotItem().setYRange(0, max(1.1, float(d.row_sums.max()) * 1.05))
+        position = self._result.position if self._result else state.position
+        # before the edit (the past: must not move) in red; the edited token and after in grey
+        brushes = [pg.mkBrush(214, 39, 40) if i < position else pg.mkBrush(190, 190, 190) for i in range(n)]
+        # thin bars: an outline would hide the fill (and its colour) entirely
+        pen = pg.mkPen(60, 60, 60) if n <= 40 else pg.mkPen(None)
+        self.leak_bars.setOpts(x=x, height=d.leak, width=0.7, brushes=brushes, pen=pen)
+        self.edit_line.setPos(position)
+        for item in self._leak_texts:
+            self.leak_plot.removeItem(item)
+        self._leak_texts = []
+        past = d.leak[:position]
+        if position > 0 and float(past.max()) > 0:
+            # the leak is what matters: scale to it (the edited token's own change may go off the top)
+            self.leak_plot.getPlotItem().setYRange(0, float(past.max()) * 1.25, padding=0)
+        else:
+            self.leak_plot.getPlotItem().setYRange(0, max(float(d.leak.max()), 1e-9) * 1.1, padding=0)
+            if n <= 40:
+                for i in range(position):
+                    label = pg.TextItem("0", color=(180, 20, 20), anchor=(0.5, 1.0))
+                    label.setPos(float(i), 0.0)
+                    self.leak_plot.addItem(label)
+                    self._leak_texts.append(label)
+        self.sums_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
+        self.leak_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
+
+        if d.row.max_leak_before > 0 and d.row.future_weight == 0:
+            text = tr(
+                "mask.selected.denominator",
+                mode=name,
+                leak=fmt_number(d.row.max_leak_before),
+                lo=fmt_number(float(d.row_sums.min()), 3),
+                hi=fmt_number(float(d.row_sums.max()), 3),
+            )
+        elif d.row.max_leak_before > 0:
+            text = tr("mask.selected.leaks", mode=name, future=fmt_number(d.row.future_weight), leak=fmt_number(d.row.max_leak_before))
+        elif d.row.max_row_sum_error > 1e-5:
+            text = tr(
+                "mask.selected.sums",
+                mode=name,
+                future=fmt_number(d.row.future_weight),
+                lo=fmt_number(float(d.row_sums.min()), 3),
+                hi=fmt_number(float(d.row_sums.max()), 3),
+            )
+        elif position == 0:
+            text = tr("mask.selected.first")
+        else:
+            text = tr("mask.selected.ok", mode=name, err=fmt_number(d.row.max_row_sum_error), future=fmt_number(d.row.future_weight), k=position)
+        self.selected_text.setText(text)
+
+    # ------------------------------------------------------------------ export
+    def table_for_export(self):
+        details = self.mode_details()
+        if details is None:
+            return None
+        header = ["mode", "row_sum_min", "row_sum_max", "max_row_sum_error", "future_weight", "max_leak_before"]
+        rows = [
+            [
+                mode,
+                float(d.row_sums.min()),
+                float(d.row_sums.max()),
+                d.row.max_row_sum_error,
+                d.row.future_weight,
+                d.row.max_leak_before,
+            ]
+            for mode, d in details.items()
+        ]
+        return header, rows
+
+    def plot_for_export(self):
+        return self.grid_plot.getPlotItem() if self._state is not None else None

@@ -1,0 +1,187 @@
+"""Small pieces the mask, portrait, KV-cache and shapes panels share.
+
+* :class:`JobPort`: how a panel hands long work to the inference worker.  The runner is
+  injected (``set_worker``), so a panel can be tested with a synchronous fake and wired
+  to the real :mod:`attention_lab.ui.worker` by the main window.
+* heatmap helpers: a pyqtgraph plot with token-labelled axes, rows = query
+  ("destination", the token that looks), columns = key ("source", the token looked at).
+* :func:`explanation_label`: the chapter-style paragraph every panel opens with.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import QLabel, QSizePolicy
+
+from attention_lab.ui.panels.heatmap_kit import fit_token_ticks  # the head grid's: as many labels as fit
+
+# ---------------------------------------------------------------------------- jobs
+
+
+class JobPort:
+    """The panel's side of the worker: submit one job per kind, cancel it, forget it.
+
+    ``worker`` is anything with ``submit(kind, fn, *args, on_result=, on_error=,
+    on_progress=) -> job`` where ``job.cancel()`` stops it; the real worker runs ``fn``
+    on its thread with ``cancel`` (threading.Event) and ``progress`` keywords and
+    delivers the callbacks on the GUI thread.  With no worker set, nothing runs and
+    :meth:`submit` returns ``None`` (the panel says "no worker").
+    """
+
+    def __init__(self) -> None:
+        self.worker: Any = None
+        self._jobs: dict[str, Any] = {}
+
+    def submit(
+        self,
+        kind: str,
+        fn: Callable,
+        *args: Any,
+        on_result: Callable[[Any], None],
+        on_error: Callable[..., None],
+        on_progress: Callable[[Any], None] | None = None,
+        on_cancelled: Callable[[], None] | None = None,
+    ) -> Any:
+        if self.worker is None:
+            return None
+        extra = {"on_cancelled": on_cancelled} if on_cancelled is not None else {}
+        job = self.worker.submit(kind, fn, *args, on_result=on_result, on_error=on_error, on_progress=on_progress, **extra)
+        self._jobs[kind] = job
+        return job
+
+    def cancel(self, kind: str) -> None:
+        job = self._jobs.pop(kind, None)
+        if job is not None:
+            job.cancel()
+
+    def cancel_all(self) -> None:
+        for kind in list(self._jobs):
+            self.cancel(kind)
+
+    def done(self, kind: str) -> None:
+        self._jobs.pop(kind, None)
+
+    def running(self, kind: str) -> bool:
+        job = self._jobs.get(kind)
+        return job is not None and not getattr(job, "done", False)
+
+
+def describe_error(*err: Any) -> tuple[str, str]:
+    """(one-line message, details) from whatever the worker passes to ``on_error``.
+
+    Accepts an exception, ``(message, details)`` strings, or an object with
+    ``message``/``details`` attributes, so the panels don't depend on the exact shape.
+    """
+    if len(err) == 1 and isinstance(err[0], BaseException):
+        exc = err[0]
+        details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return (str(exc) or type(exc).__name__), details
+    if len(err) == 1 and hasattr(err[0], "message"):
+        return str(err[0].message), str(getattr(err[0], "details", err[0].message))
+    parts = [str(e) for e in err]
+    if not parts:
+        return "error", ""
+    return parts[0].strip().splitlines()[0] if parts[0].strip() else "error", "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------- labels
+
+
+def explanation_label(parent=None) -> QLabel:
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+    label.setContentsMargins(4, 2, 4, 6)
+    return label
+
+
+def monospace_font() -> QFont:
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    return font
+
+
+def fmt_number(value: float, digits: int = 3) -> str:
+    """Exact zeros print as "0" (the point of the causal mask), the rest with ``digits`` significant digits."""
+    if value == 0:
+        return "0"
+    if not np.isfinite(value):
+        return str(value)
+    if abs(value) < 10 ** -(digits + 1) or abs(value) >= 1e6:
+        return f"{value:.{digits - 1}e}"
+    return f"{value:.{digits}g}" if abs(value) < 1 else f"{value:,.{digits}f}".rstrip("0").rstrip(".")
+
+
+def fmt_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+# ---------------------------------------------------------------------------- plots
+
+ROLE_COLOURS = {
+    "previous-token": (31, 119, 180),
+    "sink": (214, 39, 40),
+    "current-token": (44, 160, 44),
+    "self": (44, 160, 44),
+    "positional": (148, 103, 189),
+    "induction": (255, 127, 14),
+    "broad": (127, 127, 127),
+    "mixed": (140, 86, 75),
+}
+_EXTRA_COLOURS = [(23, 190, 207), (188, 189, 34), (227, 119, 194), (100, 100, 100)]
+
+
+def role_colour(role: str) -> tuple[int, int, int]:
+    if role in ROLE_COLOURS:
+        return ROLE_COLOURS[role]
+    return _EXTRA_COLOURS[sum(map(ord, role)) % len(_EXTRA_COLOURS)]
+
+
+def make_plot(parent=None, *, background: str = "w") -> pg.PlotWidget:
+    plot = pg.PlotWidget(parent=parent, background=background)
+    plot.setMenuEnabled(False)
+    plot.getPlotItem().hideButtons()
+    plot.setMinimumSize(220, 180)
+    for side in ("left", "bottom"):
+        plot.getPlotItem().getAxis(side).enableAutoSIPrefix(False)  # "entropy (×0.001)" confuses
+    return plot
+
+
+def setup_token_heatmap(plot: pg.PlotWidget) -> pg.ImageItem:
+    """An ImageItem whose rows are queries (top to bottom) and columns keys (left to right)."""
+    item = pg.ImageItem(axisOrder="row-major")
+    plot.addItem(item)
+    vb = plot.getPlotItem().getViewBox()
+    vb.invertY(True)
+    vb.setAspectLocked(False)
+    vb.setMouseEnabled(x=False, y=False)
+    plot.getPlotItem().showAxis("top")
+    plot.getPlotItem().hideAxis("bottom")
+    return item
+
+
+def set_heatmap_axes(plot: pg.PlotWidget, rows: Sequence[str], cols: Sequence[str], row_title: str, col_title: str) -> None:
+    pi = plot.getPlotItem()
+    fit_token_ticks(pi, "left", list(rows), index=len(rows) > 24)
+    fit_token_ticks(pi, "top", list(cols))
+    pi.getAxis("top").setLabel(col_title)
+    pi.getAxis("left").setLabel(row_title)
+    vb = pi.getViewBox()
+    vb.setRange(xRange=(0, max(1, len(cols))), yRange=(0, max(1, len(rows))), padding=0)
+
+
+def lut(colormap: str = "viridis") -> np.ndarray:
+    return pg.colormap.get(colormap).getLookupTable(0.0, 1.0, 256)

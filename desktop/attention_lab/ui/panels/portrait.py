@@ -1,0 +1,506 @@
+"""Head portrait (lab step 4): what each head of the selected layer does.
+
+For each head: the mean distance it looks back, the entropy of its distribution, the
+mass it puts on token 0 (the "sink"), its previous-token score, its induction score and
+the role these numbers suggest.  Roles are thresholded labels (as in Clark et al. 2019),
+so the thresholds are adjustable and the roles recomputed from the same attention.
+Induction scores need their own input (a repeated random sequence), so they are
+computed once per model on the worker and cached.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+import pyqtgraph as pg
+import torch
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDoubleSpinBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.panel_kit import (
+    JobPort,
+    describe_error,
+    explanation_label,
+    make_plot,
+    role_colour,
+)
+
+INDUCTION_KIND = "portrait.induction"
+
+register(
+    {
+        "portrait.title": {"en": "Head portrait", "pt_BR": "Retrato das cabeças"},
+        "portrait.explain": {
+            "en": "<b>Step 4: portrait of the {heads} heads of layer {layer}.</b> Nobody assigns roles: they emerge "
+            "from training. For each head, the <i>mean distance</i> it looks back (≈ 1: a positional, "
+            "previous-token head), the <i>entropy</i> of its distribution (low: it focuses; high: it spreads its "
+            "budget) and the <i>sink mass</i> on token 0 (a \"sink\" head parks almost everything there). "
+            "Click a head to open it in the head grid.",
+            "pt_BR": "<b>Passo 4: retrato das {heads} cabeças da camada {layer}.</b> Ninguém atribui papéis: eles "
+            "emergem do treino. Para cada cabeça, a <i>distância média</i> para trás que ela olha (≈ 1: uma cabeça "
+            "posicional, do token anterior), a <i>entropia</i> da sua distribuição (baixa: foca; alta: espalha o "
+            "orçamento) e a <i>massa no sink</i>, o token 0 (uma cabeça \"sink\" estaciona quase tudo ali). "
+            "Clique numa cabeça para abri-la na grade de cabeças.",
+        },
+        "portrait.empty": {
+            "en": "<b>Step 4: head portrait.</b> Analyse a text to see what each head does.",
+            "pt_BR": "<b>Passo 4: retrato das cabeças.</b> Analise um texto para ver o que cada cabeça faz.",
+        },
+        "portrait.too_short": {
+            "en": "<b>Step 4: head portrait.</b> A portrait needs at least 2 tokens: with one, every head can only "
+            "look at itself.",
+            "pt_BR": "<b>Passo 4: retrato das cabeças.</b> Um retrato precisa de pelo menos 2 tokens: com um só, "
+            "toda cabeça só pode olhar para si mesma.",
+        },
+        "portrait.col.head": {"en": "Head", "pt_BR": "Cabeça"},
+        "portrait.col.mean_distance": {"en": "Mean distance", "pt_BR": "Distância média"},
+        "portrait.col.entropy": {"en": "Entropy", "pt_BR": "Entropia"},
+        "portrait.col.sink_mass": {"en": "Sink mass", "pt_BR": "Massa no sink"},
+        "portrait.col.previous_token": {"en": "Previous-token", "pt_BR": "Token anterior"},
+        "portrait.col.induction": {"en": "Induction", "pt_BR": "Indução"},
+        "portrait.col.role": {"en": "Role", "pt_BR": "Papel"},
+        "portrait.thresholds": {"en": "Role thresholds", "pt_BR": "Limiares dos papéis"},
+        "portrait.reset": {"en": "Defaults", "pt_BR": "Padrões"},
+        "portrait.scatter.x": {"en": "mean distance (tokens back)", "pt_BR": "distância média (tokens para trás)"},
+        "portrait.scatter.y": {"en": "entropy (nats)", "pt_BR": "entropia (nats)"},
+        "portrait.induction.pending": {"en": "computing…", "pt_BR": "calculando…"},
+        "portrait.induction.failed": {
+            "en": "Induction scores failed: {message}",
+            "pt_BR": "As pontuações de indução falharam: {message}",
+        },
+        "portrait.induction.note": {
+            "en": "Induction: on a random sequence repeated twice, the weight a head puts on the token right "
+            "after the earlier copy of the current one (computed once per model).",
+            "pt_BR": "Indução: numa sequência aleatória repetida duas vezes, o peso que a cabeça dá ao token logo "
+            "depois da cópia anterior do token atual (calculado uma vez por modelo).",
+        },
+        "portrait.threshold.sink": {"en": "sink: mass on token 0 ≥", "pt_BR": "sink: massa no token 0 ≥"},
+        "portrait.threshold.previous_token": {
+            "en": "previous-token: weight on i−1 ≥",
+            "pt_BR": "token anterior: peso em i−1 ≥",
+        },
+        "portrait.threshold.current_token": {
+            "en": "current-token: weight on i ≥",
+            "pt_BR": "token atual: peso em i ≥",
+        },
+        "portrait.threshold.broad": {
+            "en": "broad: entropy ≥ × uniform",
+            "pt_BR": "ampla: entropia ≥ × uniforme",
+        },
+        "portrait.role.previous-token": {"en": "previous-token", "pt_BR": "token anterior"},
+        "portrait.role.sink": {"en": "sink", "pt_BR": "sink"},
+        "portrait.role.current-token": {"en": "current-token", "pt_BR": "token atual"},
+        "portrait.role.self": {"en": "self", "pt_BR": "si mesmo"},
+        "portrait.role.positional": {"en": "positional", "pt_BR": "posicional"},
+        "portrait.role.induction": {"en": "induction", "pt_BR": "indução"},
+        "portrait.role.broad": {"en": "broad", "pt_BR": "ampla"},
+        "portrait.role.mixed": {"en": "mixed", "pt_BR": "mista"},
+        "portrait.role.local": {"en": "local", "pt_BR": "local"},
+        "portrait.role.focused": {"en": "focused", "pt_BR": "focada"},
+        "portrait.role.other": {"en": "other", "pt_BR": "outra"},
+    }
+)
+
+COLUMNS = ("head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "role")
+
+
+def role_text(role: str) -> str:
+    key = f"portrait.role.{role}"
+    text = tr(key)
+    return role if text == key else text
+
+
+def threshold_text(name: str) -> str:
+    key = f"portrait.threshold.{name}"
+    text = tr(key)
+    return name.replace("_", " ") if text == key else text
+
+
+class _SortItem(QTableWidgetItem):
+    """A cell shown as text but sorted by a number (Qt would sort "10" before "9")."""
+
+    def __init__(self, text: str, key: float | str):
+        super().__init__(text)
+        self.setData(Qt.ItemDataRole.UserRole, key)
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:  # type: ignore[override]
+        a, b = self.data(Qt.ItemDataRole.UserRole), other.data(Qt.ItemDataRole.UserRole)
+        try:
+            return a < b
+        except TypeError:
+            return str(a) < str(b)
+
+
+def _induction_job(lens, bos_id: int | None, cancel: threading.Event | None = None):
+    """Worker side: the model's induction scores ``[L, H]``, on a repeated random sequence."""
+    from attention_lab.core.analysis import induction_scores_on_repeats
+
+    scores, _ids = induction_scores_on_repeats(lens, bos_id=bos_id)
+    return scores.to(torch.float32)
+
+
+class PortraitPanel(Panel):
+    panel_id = "panel.portrait"
+    title_key = "portrait.title"
+
+    head_selected = Signal(int, int)  # (layer, head)
+    error_raised = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = JobPort()
+        self._state = None
+        self._stats: list = []
+        self._induction_model = None  # the model whose scores are cached (compared by identity)
+        self._induction: torch.Tensor | None = None  # [L, H]
+        self._induction_error: str | None = None
+        self._selected: int | None = None
+
+        self.explain = explanation_label(self)
+
+        # thresholds: one spin box per numeric field of core.analysis.RoleThresholds
+        self.threshold_box = QGroupBox(self)
+        self._spins: dict[str, QDoubleSpinBox] = {}
+        self._spin_labels: dict[str, QLabel] = {}
+        form = QHBoxLayout()
+        for field in self._threshold_fields():
+            spin = QDoubleSpinBox(self.threshold_box)
+            spin.setDecimals(2)
+            spin.setRange(0.0, 1000.0)
+            spin.setSingleStep(0.05 if field.default <= 1 else 0.5)
+            spin.setValue(float(field.default))
+            spin.setObjectName(f"threshold.{field.name}")
+            spin.valueChanged.connect(self._on_thresholds_changed)
+            label = QLabel(self.threshold_box)
+            label.setBuddy(spin)
+            form.addWidget(label)
+            form.addWidget(spin)
+            form.addSpacing(10)
+            self._spins[field.name] = spin
+            self._spin_labels[field.name] = label
+        self.reset_button = QPushButton(self.threshold_box)
+        self.reset_button.clicked.connect(self.reset_thresholds)
+        form.addWidget(self.reset_button)
+        form.addStretch(1)
+        self.threshold_box.setLayout(form)
+
+        self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.cellClicked.connect(self._on_cell_clicked)
+
+        self.plot = make_plot(self)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.scatter = pg.ScatterPlotItem(size=13, hoverable=True, tip=None)
+        self.scatter.sigClicked.connect(self._on_points_clicked)
+        self.plot.addItem(self.scatter)
+        self.selection_ring = pg.ScatterPlotItem(size=22, pen=pg.mkPen("k", width=2), brush=None, symbol="o")
+        self.plot.addItem(self.selection_ring)
+        # the legend lives under the plot: inside it, it would cover the heads it explains
+        self.legend = QLabel(self)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        self._labels: list[pg.TextItem] = []
+
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.note)
+        right = QWidget(self)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.plot, 1)
+        right_layout.addWidget(self.legend)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([600, 400])
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.explain)
+        layout.addWidget(self.threshold_box)
+        layout.addWidget(splitter, 1)
+        self.retranslate()
+
+    # ------------------------------------------------------------------ wiring
+    def set_worker(self, worker) -> None:
+        self.jobs.worker = worker
+        if self._state is not None:
+            self._ensure_induction()
+
+    def shutdown(self) -> None:
+        self.jobs.cancel_all()
+
+    # ------------------------------------------------------------------ Panel
+    def has_data(self) -> bool:
+        return self._state is not None and (self.table.rowCount() > 0 or self._state.n_tokens < 2)
+
+    def show_state(self, state) -> None:
+        self._state = state
+        self._recompute_roles()
+        self._ensure_induction()
+
+    def retranslate(self) -> None:
+        self.threshold_box.setTitle(tr("portrait.thresholds"))
+        self.reset_button.setText(tr("portrait.reset"))
+        for name, label in self._spin_labels.items():
+            label.setText(threshold_text(name))
+        self.table.setHorizontalHeaderLabels([tr(f"portrait.col.{c}") for c in COLUMNS])
+        pi = self.plot.getPlotItem()
+        pi.setLabel("bottom", tr("portrait.scatter.x"))
+        pi.setLabel("left", tr("portrait.scatter.y"))
+        self._fill()
+
+    # ------------------------------------------------------------------ thresholds
+    @staticmethod
+    def _threshold_fields() -> list[dataclasses.Field]:
+        from attention_lab.core.analysis import RoleThresholds
+
+        return [
+            f
+            for f in dataclasses.fields(RoleThresholds)
+            if isinstance(f.default, (int, float)) and not isinstance(f.default, bool)
+        ]
+
+    def thresholds(self):
+        from attention_lab.core.analysis import RoleThresholds
+
+        return RoleThresholds(**{name: spin.value() for name, spin in self._spins.items()})
+
+    def set_threshold(self, name: str, value: float) -> None:
+        self._spins[name].setValue(value)
+
+    def reset_thresholds(self) -> None:
+        for field in self._threshold_fields():
+            spin = self._spins[field.name]
+            spin.blockSignals(True)
+            spin.setValue(float(field.default))
+            spin.blockSignals(False)
+        self._on_thresholds_changed()
+
+    def _on_thresholds_changed(self, *_args) -> None:
+        if self._state is not None:
+            self._recompute_roles()
+
+    def _recompute_roles(self) -> None:
+        """Roles from the shown layer's causal attention ([H, n, n]: small, plain arithmetic)."""
+        from attention_lab.core.analysis import head_portrait
+
+        state = self._state
+        if state.n_tokens < 2:  # row 0 of a causal map is always [1, 0, …]: nothing to portray
+            self._stats = []
+        else:
+            self._stats = list(head_portrait(state.attention_causal, layer_offset=state.layer, thresholds=self.thresholds()))
+        self._fill()
+
+    # ------------------------------------------------------------------ induction (worker, once per model)
+    def _ensure_induction(self) -> None:
+        model = self._state.model
+        if self._induction_model is model or self.jobs.worker is None:
+            return  # cached, or asked for when set_worker() brings the worker
+        self._induction_model = model
+        self._induction = None
+        self._induction_error = None
+        self.jobs.submit(
+            INDUCTION_KIND,
+            _induction_job,
+            model.lens,
+            getattr(model.tokenizer, "eos_id", None),  # GPT-2 uses <|endoftext|> as its BOS
+            on_result=lambda scores, m=model: self._on_induction(m, scores),
+            on_error=self._on_induction_error,
+        )
+
+    def _on_induction(self, model, scores: torch.Tensor) -> None:
+        self.jobs.done(INDUCTION_KIND)
+        if model is not self._induction_model:
+            return
+        self._induction = scores
+        self._fill()
+
+    def _on_induction_error(self, *err) -> None:
+        self.jobs.done(INDUCTION_KIND)
+        message, details = describe_error(*err)
+        self._induction_error = message
+        self._induction_model = None  # try again with the next state
+        self._fill()
+        self.error_raised.emit(tr("portrait.induction.failed", message=message), details)
+
+    def induction_for(self, head: int) -> float | None:
+        if self._induction is None or self._state is None:
+            return None
+        return float(self._induction[self._state.layer, head])
+
+    # ------------------------------------------------------------------ view
+    def stats(self) -> list:
+        """The HeadStats shown (roles under the current thresholds)."""
+        return list(self._stats)
+
+    def _fill(self) -> None:
+        if self._state is None:
+            self.explain.setText(tr("portrait.empty"))
+            self.note.setText("")
+            return
+        state = self._state
+        if not self._stats:
+            self.explain.setText(tr("portrait.too_short"))
+        else:
+            self.explain.setText(tr("portrait.explain", heads=len(self._stats), layer=state.layer))
+        self.note.setText(
+            tr("portrait.induction.note")
+            if self._induction_error is None
+            else tr("portrait.induction.failed", message=self._induction_error)
+        )
+        self._fill_table()
+        self._fill_scatter()
+
+    def _fill_table(self) -> None:
+        table = self.table
+        sort_column = table.horizontalHeader().sortIndicatorSection()
+        sort_order = table.horizontalHeader().sortIndicatorOrder()
+        table.setSortingEnabled(False)  # filling a sorted table moves rows under our feet
+        table.setRowCount(len(self._stats))
+        for row, s in enumerate(self._stats):
+            induction = self.induction_for(s.head)
+            if induction is None:
+                ind_item = _SortItem(
+                    tr("portrait.induction.pending") if self._induction_error is None else "—", -1.0
+                )
+            else:
+                ind_item = _SortItem(f"{induction:.3f}", induction)
+            cells = [
+                _SortItem(str(s.head), s.head),
+                _SortItem(f"{s.mean_distance:.3f}", float(s.mean_distance)),
+                _SortItem(f"{s.entropy:.3f}", float(s.entropy)),
+                _SortItem(f"{s.sink_mass:.3f}", float(s.sink_mass)),
+                _SortItem(f"{s.previous_token:.3f}", float(s.previous_token)),
+                ind_item,
+                _SortItem(role_text(s.role), s.role),
+            ]
+            colour = pg.mkColor(*role_colour(s.role), 60)
+            for col, item in enumerate(cells):
+                if col > 0 and col < 6:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                item.setData(Qt.ItemDataRole.UserRole + 1, s.head)
+                table.setItem(row, col, item)
+            cells[-1].setBackground(colour)
+        table.setSortingEnabled(True)
+        table.sortItems(sort_column, sort_order)
+
+    def _fill_scatter(self) -> None:
+        for label in self._labels:
+            self.plot.removeItem(label)
+        self._labels = []
+        spots = []
+        for s in self._stats:
+            colour = role_colour(s.role)
+            spots.append(
+                dict(
+                    pos=(float(s.mean_distance), float(s.entropy)),
+                    data=s.head,
+                    brush=pg.mkBrush(*colour, 220),
+                    pen=pg.mkPen(40, 40, 40),
+                )
+            )
+            label = pg.TextItem(f"h{s.head}", color=(40, 40, 40), anchor=(-0.15, 0.5))
+            label.setPos(float(s.mean_distance), float(s.entropy))
+            self.plot.addItem(label)
+            self._labels.append(label)
+        self.scatter.setData(spots)
+        counts: dict[str, int] = {}
+        for s in self._stats:
+            counts[s.role] = counts.get(s.role, 0) + 1
+        self.legend.setText(
+            "&nbsp;&nbsp; ".join(
+                f'<span style="color: rgb{role_colour(role)}; font-size: large">●</span> {role_text(role)} ({count})'
+                for role, count in sorted(counts.items())
+            )
+        )
+        self._update_selection_ring()
+        self.plot.getPlotItem().enableAutoRange()
+
+    def _update_selection_ring(self) -> None:
+        chosen = [s for s in self._stats if s.head == self._selected]
+        if chosen:
+            s = chosen[0]
+            self.selection_ring.setData([float(s.mean_distance)], [float(s.entropy)])
+        else:
+            self.selection_ring.setData([], [])
+
+    # ------------------------------------------------------------------ selection
+    def select_head(self, head: int) -> None:
+        """Mark ``head`` here and tell the window (which opens it in the head grid)."""
+        if self._state is None:
+            return
+        self._selected = head
+        self._update_selection_ring()
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item is not None and item.data(Qt.ItemDataRole.UserRole + 1) == head:
+                self.table.blockSignals(True)
+                self.table.selectRow(row)
+                self.table.blockSignals(False)
+                break
+        self.head_selected.emit(self._state.layer, head)
+
+    def _on_cell_clicked(self, row: int, _col: int) -> None:
+        item = self.table.item(row, 0)
+        if item is not None:
+            self.select_head(int(item.data(Qt.ItemDataRole.UserRole + 1)))
+
+    def _on_points_clicked(self, _item, points, *_ev) -> None:
+        if len(points):
+            self.select_head(int(points[0].data()))
+
+    # ------------------------------------------------------------------ export
+    def table_for_export(self):
+        if not self._stats:
+            return None
+        header = ["layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "role"]
+        rows = []
+        for s in self._stats:
+            induction = self.induction_for(s.head)
+            rows.append(
+                [
+                    s.layer,
+                    s.head,
+                    float(s.mean_distance),
+                    float(s.entropy),
+                    float(s.sink_mass),
+                    float(s.previous_token),
+                    "" if induction is None else induction,
+                    s.role,
+                ]
+            )
+        return header, rows
+
+    def plot_for_export(self):
+        return self.plot.getPlotItem() if self._stats else None
