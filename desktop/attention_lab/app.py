@@ -57,6 +57,16 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -95,9 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="bench this model (repeatable) instead of the demo model and a "
                             "GPT-2-small-shaped checkpoint with random weights")
     bench.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    bench.add_argument("--reps", type=int, default=None, help="timed runs per contender (default 5; --quick: 2)")
+    bench.add_argument("--reps", type=_positive_int, default=None, help="timed runs per contender (default 5; --quick: 2)")
     bench.add_argument("--quick", action="store_true", help="short inputs, few runs: a check that it works")
-    bench.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    bench.add_argument("--threads", type=_positive_int, default=None, help="torch threads (default: torch's choice)")
     bench.add_argument("--skip", action="append", default=[], choices=BENCH_GROUPS, metavar="GROUP",
                        help=f"leave out a group of rows (repeatable): {', '.join(BENCH_GROUPS)}")
     return parser

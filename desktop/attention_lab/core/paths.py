@@ -68,6 +68,12 @@ def models_dir() -> Path:
     return user_cache_dir() / "models"
 
 
+def bundled_models_dir() -> Path:
+    """Models shipped inside an installer (``build_linux.py --with-gpt2``): read-only, laid
+    out like :func:`models_dir` (``resources/models/gpt2``)."""
+    return resource_dir() / "models"
+
+
 def hub_cache_dir() -> Path:
     """The Hugging Face hub cache, with the same precedence as ``huggingface_hub.constants``."""
     for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):

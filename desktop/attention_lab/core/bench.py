@@ -1,0 +1,647 @@
+"""``attention-lab bench``: how fast the app is, next to what a learner would otherwise use.
+
+Every figure is measured side by side in one run: the two contenders alternate (A B, then
+B A, …), each is timed at least ``--reps`` times after a warm-up, and the table quotes the
+ratio of the medians with a verdict against the goal of issue 6.  Absolute times are in
+the JSON (``--json``) but mean little: machines differ and are noisy; ratios travel.
+
+Rows (``id`` in the JSON):
+
+- ``forward_attentions``: one lens forward returning logits and every layer's attention, vs
+  transformers' ``GPT2LMHeadModel`` (eager attention) with ``output_attentions=True``;
+- ``edit_update`` (+ ``edit_update_middle``, ``edit_scaling``): what the panels need after a
+  token is changed (:func:`attention_lab.core.fast_paths.edit_update`) vs one transformers
+  forward of the [original, edited] batch (eager);
+- ``generate_50``: greedy generation with the KV cache vs ``generate(use_cache=True)``;
+- ``kv_speedup_50`` / ``kv_speedup_200``: cache vs no cache (:mod:`attention_lab.core.kvbench`);
+- ``startup``: ``attention-lab --smoke-test`` vs importing torch and Qt's widgets;
+- ``gui_stall_edit`` / ``gui_stall_kvbench`` / ``gui_stall_long_text``: the longest event-loop
+  stall of the real window (:mod:`attention_lab.ui.perf_probe`, run as a separate process);
+- ``peak_memory_32`` / ``peak_memory_1024``: peak RSS of one analysis vs the weights' size.
+
+transformers is imported here only (it is the comparison), never by the app at start-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import torch
+
+from . import fast_paths
+from .checkpoints import GPT2_SMALL_SHAPES, make_random_checkpoint
+from .kvbench import run_kv_benchmark
+from .lens import GPT2Lens
+
+DESKTOP_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds the attention_lab package
+GPT2_SMALL_LABEL = "gpt2-small-shaped (random weights)"
+# Any English prose: the timings don't depend on the words, only on how many tokens there are.
+PASSAGE = (
+    "The big dog bit the mailman yesterday. A transformer reads the whole sentence at once, "
+    "and every head of every layer decides where each word should look. With the causal mask, "
+    "a word may look only at the words before it, which is what lets the model write text one "
+    "token at a time and keep the keys and values of the past in a cache. "
+)
+PROMPT = "The big dog bit the mailman yesterday"
+
+MB = 1024 * 1024
+EDIT_SCALING_LENGTHS = (32, 128, 512, 1024)
+MEMORY_LENGTHS = (32, 1024)
+MEMORY_BUDGET_MB = {32: 600, 1024: 1500}  # issue 6: peak ≤ weights + this
+STALL_GOAL_MS = 50.0
+
+
+class BenchError(Exception):
+    """A setting the bench can't work with; ``str(err)`` is one line for the user."""
+
+
+@dataclass
+class Row:
+    """One line of the table.  ``ours``/``theirs`` are medians (seconds, unless ``unit`` says)."""
+
+    id: str
+    model: str
+    figure: str
+    compared_with: str
+    goal: str
+    unit: str = "s"
+    tokens: int | None = None
+    ours: float | None = None
+    theirs: float | None = None
+    ratio: float | None = None
+    verdict: str = "skipped"  # met | not met | reported | skipped | failed
+    note: str = ""
+    ours_samples: list[float] = field(default_factory=list)
+    theirs_samples: list[float] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Settings:
+    reps: int = 5
+    quick: bool = False
+    threads: int | None = None
+    skip: frozenset[str] = frozenset()
+    progress: Callable[[str], None] | None = None
+
+    def say(self, message: str) -> None:
+        if self.progress is not None:
+            self.progress(message)
+
+
+@dataclass
+class BenchModel:
+    label: str
+    spec: str  # what load_model was given
+    folder: Path
+    model: Any  # LoadedModel
+    measure_memory: bool
+
+
+# ---------------------------------------------------------------------------- timing
+def _median(samples: Sequence[float]) -> float:
+    return float(statistics.median(samples))
+
+
+def alternate(a: Callable[[], object], b: Callable[[], object], reps: int, warmup: int = 1) -> tuple[list[float], list[float]]:
+    """Time ``a`` and ``b`` ``reps`` times each, interleaved A B B A A B …, after ``warmup`` untimed runs."""
+    for _ in range(warmup):
+        a()
+        b()
+    times: dict[int, list[float]] = {0: [], 1: []}
+    funcs = (a, b)
+    for rep in range(reps):
+        order = (0, 1) if rep % 2 == 0 else (1, 0)  # alternate who goes first: drift hits both
+        for which in order:
+            gc.collect()
+            start = time.perf_counter()
+            funcs[which]()
+            times[which].append(time.perf_counter() - start)
+    return times[0], times[1]
+
+
+def _verdict(ratio: float | None, goal_max: float | None = None, goal_min: float | None = None) -> str:
+    if ratio is None:
+        return "failed"
+    if goal_max is not None:
+        return "met" if ratio <= goal_max else "not met"
+    if goal_min is not None:
+        return "met" if ratio >= goal_min else "not met"
+    return "reported"
+
+
+def _timed_row(row: Row, ours: Callable[[], object], theirs: Callable[[], object], reps: int,
+               *, goal_max: float | None = None, goal_min: float | None = None, throughput: bool = False,
+               warmup: int = 1) -> Row:
+    """Fill ``row`` with alternating timings; ``throughput``: ratio = theirs/ours (a tokens/s ratio)."""
+    a, b = alternate(ours, theirs, reps, warmup)
+    row.ours_samples, row.theirs_samples = a, b
+    row.ours, row.theirs = _median(a), _median(b)
+    row.ratio = (row.theirs / row.ours) if throughput else (row.ours / row.theirs)
+    row.verdict = _verdict(row.ratio, goal_max, goal_min)
+    return row
+
+
+# ---------------------------------------------------------------------------- inputs
+def text_ids(model, n: int) -> list[int]:
+    """``n`` token ids of English prose (the passage repeated)."""
+    ids: list[int] = []
+    while len(ids) < n:
+        ids += model.tokenizer.encode(PASSAGE)
+    return ids[:n]
+
+
+def _lengths(model, wanted: Sequence[int]) -> list[int]:
+    ctx = model.lens.config.n_positions
+    return sorted({min(n, ctx) for n in wanted})
+
+
+def _transformers_model(folder: Path):
+    """GPT2LMHeadModel in float32 with eager attention (SDPA returns no attention maps)."""
+    import transformers
+    from transformers import GPT2LMHeadModel
+
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    model = GPT2LMHeadModel.from_pretrained(
+        str(folder), attn_implementation="eager", dtype=torch.float32, use_safetensors=True  # never a pickle
+    ).eval()
+    model.generation_config.eos_token_id = None  # generate exactly N tokens, as the lens does
+    model.generation_config.pad_token_id = 50256 if model.config.vocab_size > 50256 else 0
+    return model
+
+
+def lens_greedy(lens: GPT2Lens, prompt: Sequence[int], new_tokens: int) -> list[int]:
+    """Greedy generation with the KV cache (the KV panel's "with cache" run)."""
+    ids = list(prompt)
+    past = None
+    for _ in range(new_tokens):
+        logits, past = lens.next_token_logits(ids, past)
+        ids.append(int(torch.argmax(logits)))
+    return ids[len(prompt):]
+
+
+# ---------------------------------------------------------------------------- in-process rows
+def bench_forward(bm: BenchModel, ref, s: Settings) -> Row:
+    lens = bm.model.lens
+    n = _lengths(bm.model, [32 if s.quick else 128])[0]
+    ids = torch.tensor([text_ids(bm.model, n)])
+    row = Row("forward_attentions", bm.label, "lens forward returning all attentions",
+              "transformers eager forward, output_attentions=True", "ratio ≤ 1.0", tokens=n)
+
+    def theirs():
+        with torch.inference_mode():
+            return ref(input_ids=ids, output_attentions=True)
+
+    _timed_row(row, lambda: lens(ids, keep_attentions=True, keep_hidden=False), theirs, s.reps, goal_max=1.0)
+    row.note = "both return logits for every position and every layer's attention"
+    return row
+
+
+def _edit_case(bm: BenchModel, ref, n: int, position: int, s: Settings, row: Row, goal_max: float | None) -> Row:
+    lens = bm.model.lens
+    ids = text_ids(bm.model, n)
+    layer = 0
+    replacement = (ids[position] + 1) % lens.config.vocab_size
+    edited = list(ids)
+    edited[position] = replacement
+    pair = torch.tensor([ids, edited])
+    base = fast_paths.prepare_edit_base(lens, ids, layer)  # shown before the edit: reused
+
+    def theirs():
+        with torch.inference_mode():
+            return ref(input_ids=pair)  # the issue's yardstick: one plain forward of the pair
+
+    _timed_row(row, lambda: fast_paths.edit_update(lens, ids, position, replacement, layer, base=base), theirs,
+               s.reps, goal_max=goal_max)
+    # what the edit costs when the unedited text's results aren't there yet (once, for reference)
+    start = time.perf_counter()
+    fast_paths.edit_update(lens, ids, position, replacement, layer)
+    row.details["cold_seconds"] = time.perf_counter() - start
+    row.details["position"] = position
+    return row
+
+
+def bench_edit(bm: BenchModel, ref, s: Settings) -> list[Row]:
+    n = _lengths(bm.model, [32 if s.quick else 128])[0]
+    compared = "one transformers forward of [original, edited] (batch of 2, eager)"
+    late = Row("edit_update", bm.label, "edit update, last token changed: shown layer's maps + leakage, both modes",
+               compared, "ratio ≤ 1.0", tokens=n)
+    _edit_case(bm, ref, n, n - 1, s, late, 1.0)
+    late.note = (f"reuses the unedited text's passes; the first edit of a new text costs "
+                 f"{late.details['cold_seconds'] / late.theirs:.2f}× the comparison (measured once)")
+    middle = Row("edit_update_middle", bm.label, "edit update, middle token changed (less prefix to reuse)",
+                 compared, "reported", tokens=n)
+    _edit_case(bm, ref, n, n // 2, s, middle, None)
+    return [late, middle]
+
+
+def bench_edit_scaling(bm: BenchModel, ref, s: Settings) -> list[Row]:
+    rows = []
+    wanted = (8, 16, 32) if s.quick else EDIT_SCALING_LENGTHS
+    for n in _lengths(bm.model, wanted):
+        s.say(f"{bm.label}: edit update at {n} tokens")
+        row = Row("edit_scaling", bm.label, f"edit update at {n} tokens (last token changed)",
+                  "transformers batch-of-2 forward, same length", "reported", tokens=n)
+        rows.append(_edit_case(bm, ref, n, n - 1, s, row, None))
+    first = rows[0].ours if rows else None
+    for row in rows:
+        if first and row.ours:
+            row.details["growth_vs_shortest"] = row.ours / first
+            row.note = f"{row.ours / first:.1f}× the {rows[0].tokens}-token time"
+    return rows
+
+
+def bench_generate(bm: BenchModel, ref, s: Settings) -> Row:
+    lens = bm.model.lens
+    prompt = bm.model.tokenizer.encode(PROMPT)
+    new = min(50, lens.config.n_positions - len(prompt))
+    row = Row("generate_50", bm.label, f"cached greedy generation, {new} new tokens (tokens/s)",
+              "transformers generate(use_cache=True, do_sample=False)", "ratio ≥ 1.2", tokens=new)
+    ours_ids: list[int] = []
+    theirs_ids: list[int] = []
+    prompt_t = torch.tensor([prompt])
+
+    def ours():
+        ours_ids[:] = lens_greedy(lens, prompt, new)
+
+    def theirs():
+        with torch.inference_mode():
+            out = ref.generate(prompt_t, attention_mask=torch.ones_like(prompt_t), max_new_tokens=new,
+                               do_sample=False, use_cache=True)
+        theirs_ids[:] = out[0, len(prompt):].tolist()
+
+    _timed_row(row, ours, theirs, s.reps, goal_min=1.2, throughput=True)
+    row.details["identical_to_transformers"] = ours_ids == theirs_ids
+    row.details["tokens_per_second_ours"] = new / row.ours if row.ours else None
+    row.details["tokens_per_second_theirs"] = new / row.theirs if row.theirs else None
+    row.note = "ratio = our tokens/s ÷ theirs; " + (
+        "same tokens as transformers" if ours_ids == theirs_ids else "tokens DIFFER from transformers")
+    return row
+
+
+def bench_kv(bm: BenchModel, s: Settings) -> list[Row]:
+    lens = bm.model.lens
+    prompt = bm.model.tokenizer.encode(PROMPT)
+    rows = []
+    for wanted in (50, 200):
+        new = min(wanted, lens.config.n_positions - len(prompt))
+        s.say(f"{bm.label}: KV cache vs none, {new} new tokens")
+        row = Row(f"kv_speedup_{wanted}", bm.label, f"KV-cache speedup, {new} new tokens (cache vs none)",
+                  "the same greedy generation without the cache", "reported, identical outputs", tokens=new)
+        result = run_kv_benchmark(lens, prompt, new, repetitions=s.reps)
+        row.ours, row.theirs = result.seconds_with_cache, result.seconds_without_cache
+        row.ratio = result.speedup
+        row.verdict = "reported" if result.identical else "not met"
+        row.note = "identical outputs" if result.identical else "outputs DIFFER between cache and no cache"
+        row.details = {"identical": result.identical, "cache_bytes": result.cache_bytes,
+                       "repetitions": result.repetitions}
+        if new != wanted:
+            row.note += f"; {new} tokens: the model's context is {lens.config.n_positions}"
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------- subprocess rows
+def _python_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(DESKTOP_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return env
+
+
+def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_python_env(), cwd=str(DESKTOP_ROOT))
+
+
+def _gui_available() -> str | None:
+    """None when the desktop app can start here, else why not (one line)."""
+    if getattr(sys, "frozen", False):
+        return "not measured from a frozen build (run the bench from the sources)"
+    ui = DESKTOP_ROOT / "attention_lab" / "ui"
+    for needed in ("launch.py", "main_window.py", "import_baseline.py"):
+        if not (ui / needed).is_file():
+            return f"the desktop app isn't there yet (attention_lab/ui/{needed} is missing)"
+    return None
+
+
+def bench_startup(spec: str | None, label: str, s: Settings) -> Row:
+    row = Row("startup", label, "startup: attention-lab --smoke-test (wall time)",
+              "python importing torch and Qt widgets", "ratio ≤ 1.5")
+    why = _gui_available()
+    if why:
+        row.note = why
+        return row
+    smoke = [sys.executable, "-m", "attention_lab", "--smoke-test"] + (["--model", spec] if spec else [])
+    # the yardstick: a script whose only lines import torch and Qt's widgets
+    baseline = [sys.executable, str(DESKTOP_ROOT / "attention_lab" / "ui" / "import_baseline.py")]
+    failures: list[str] = []
+
+    def run(cmd):
+        def go():
+            out = _run(cmd, timeout=600)
+            if out.returncode != 0:
+                failures.append(" ".join((out.stderr or out.stdout).split())[-300:] or f"exit {out.returncode}")
+        return go
+
+    # the warm-up fills the OS file cache (a first launch after boot reads ~1 GB of libraries)
+    _timed_row(row, run(smoke), run(baseline), s.reps, goal_max=1.5, warmup=0 if s.quick else 1)
+    if failures:
+        row.verdict = "failed"
+        row.note = f"the smoke test or the import failed: {failures[0]}"
+    else:
+        row.note = "includes loading the model and one full analysis (window offscreen, every panel filled)"
+    return row
+
+
+STALL_ROWS = (
+    ("gui_stall_edit", "edit", "GUI thread: longest stall while an edit update runs"),
+    ("gui_stall_kvbench", "kvbench", "GUI thread: longest stall while the KV benchmark runs"),
+    ("gui_stall_long_text", "long_text", "GUI thread: longest stall analysing and drawing a context-long text"),
+)
+
+
+def bench_gui_stalls(spec: str | None, label: str, s: Settings) -> list[Row]:
+    rows = [Row(row_id, label, figure, "—", f"≤ {STALL_GOAL_MS:.0f} ms", unit="ms") for row_id, _, figure in STALL_ROWS]
+    why = _gui_available() or (None if (DESKTOP_ROOT / "attention_lab" / "ui" / "perf_probe.py").is_file()
+                               else "the stall probe (attention_lab/ui/perf_probe.py) is missing")
+    if why:
+        for row in rows:
+            row.note = why
+        return rows
+    cmd = [sys.executable, "-m", "attention_lab.ui.perf_probe", "--trace-stalls", "--reps", str(min(s.reps, 5))]
+    if spec:
+        cmd += ["--model", spec]
+    if s.quick:
+        cmd += ["--kv-tokens", "10"]
+    result: dict = {}
+    reason = ""
+    try:
+        out = _run(cmd, timeout=1800)
+        lines = out.stdout.strip().splitlines()
+        result = json.loads(lines[-1]) if lines else {}
+        if out.returncode != 0:
+            reason = "the probe reported a problem: " + " ".join((out.stderr or "").split())[-300:]
+    except subprocess.TimeoutExpired:
+        reason = "the probe timed out"
+    except json.JSONDecodeError:
+        reason = "the probe failed: " + " ".join((out.stderr or "").split())[-300:]
+    for row, (_, key, _) in zip(rows, STALL_ROWS):
+        stalls = (result.get(key) or {}).get("max_stall_ms") or []
+        if not stalls:
+            row.verdict, row.note = "failed", reason or f"the probe measured no {key} stall"
+            continue
+        row.ours_samples = stalls
+        row.ours = max(stalls)
+        row.ratio = row.ours / STALL_GOAL_MS
+        row.verdict = "met" if row.ours <= STALL_GOAL_MS else "not met"
+        row.details = {k: v for k, v in result[key].items() if k != "max_stall_ms"}
+        row.tokens = row.details.get("tokens")
+        row.note = f"worst of {len(stalls)} run(s), heartbeat every {result.get('heartbeat_ms')} ms; {result.get('model', '')}"
+        if reason:
+            row.note += f"; {reason}"
+    if result.get("stall_samples"):
+        # where the GUI thread was while the heartbeat was late: the place to look first
+        rows[0].details["where_the_gui_thread_was_ms"] = result["stall_samples"]
+    return rows
+
+
+_MEMORY_PROBE = r"""
+import json, resource, sys
+def rss_mb(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+folder, n = sys.argv[1], int(sys.argv[2])
+import torch
+from attention_lab.core.models import load_model
+from attention_lab.core import fast_paths
+after_import = rss_mb("VmRSS")
+model = load_model(folder)
+after_load = rss_mb("VmRSS")
+text = sys.argv[3]
+path = "core passes (the app's analysis module is not importable)"
+try:
+    from attention_lab.ui.compute import AnalysisRequest, compute_analysis
+except Exception:
+    compute_analysis = None
+if compute_analysis is not None:
+    state = compute_analysis(model, AnalysisRequest(request_id=1, text=text, layer=0))
+    ids = list(state.ids)
+    path = "the app's analysis (ui.compute.compute_analysis) + the fast edit update"
+    del state
+else:
+    from attention_lab.core.analysis import leakage
+    ids = model.tokenizer.encode(text)[: model.lens.config.n_positions]
+    out = model.lens(ids, keep_attentions=True, keep_hidden=False, compute_logits=False)
+    del out
+    leakage(model.lens, ids, len(ids) - 1, (ids[-1] + 1) % model.lens.config.vocab_size)
+base = fast_paths.prepare_edit_base(model.lens, ids, 0)
+update = fast_paths.edit_update(model.lens, ids, len(ids) - 1, (ids[-1] + 1) % model.lens.config.vocab_size, 0, base=base)
+print(json.dumps({"tokens": len(ids), "after_import_mb": after_import, "after_load_mb": after_load,
+                  "peak_mb": rss_mb("VmHWM"), "weights_mb": model.n_bytes / 2**20, "path": path}))
+"""
+
+
+def bench_memory(bm: BenchModel, s: Settings) -> list[Row]:
+    rows = []
+    for wanted in MEMORY_LENGTHS:
+        n = min(wanted, bm.model.lens.config.n_positions)
+        budget = MEMORY_BUDGET_MB[wanted]
+        row = Row(f"peak_memory_{wanted}", bm.label, f"peak memory (RSS) analysing {n} tokens",
+                  "the weights' size", f"≤ weights + {budget} MB", unit="MB", tokens=n)
+        rows.append(row)
+        if getattr(sys, "frozen", False):
+            row.note = "not measured from a frozen build"
+            continue
+        s.say(f"{bm.label}: peak memory at {n} tokens")
+        text = bm.model.tokenizer.decode(text_ids(bm.model, n))
+        try:
+            out = _run([sys.executable, "-c", _MEMORY_PROBE, str(bm.folder), str(n), text], timeout=1200)
+        except subprocess.TimeoutExpired:
+            row.verdict, row.note = "failed", "the memory probe timed out"
+            continue
+        try:
+            probe = json.loads(out.stdout.strip().splitlines()[-1])
+        except (json.JSONDecodeError, IndexError):
+            row.verdict = "failed"
+            row.note = "the memory probe failed: " + " ".join((out.stderr or "").split())[-300:]
+            continue
+        row.ours, row.theirs = probe["peak_mb"], probe["weights_mb"]
+        row.ratio = row.ours / row.theirs
+        over = row.ours - row.theirs
+        row.verdict = "met" if over <= budget else "not met"
+        row.tokens = probe["tokens"]
+        row.details = probe
+        row.note = (f"{over:.0f} MB above the weights (budget {budget}); the interpreter with torch alone "
+                    f"holds {probe['after_import_mb']:.0f} MB; {probe['path']}")
+    return rows
+
+
+# ---------------------------------------------------------------------------- models
+def _load_models(specs: Sequence[str] | None, workdir: Path, s: Settings) -> tuple[list[BenchModel], list[str]]:
+    from .models import ModelLoadError, load_model
+
+    models: list[BenchModel] = []
+    notes: list[str] = []
+    if specs:
+        for spec in specs:
+            model = load_model(spec)  # a bad --model is the user's mistake: ModelLoadError goes up
+            models.append(BenchModel(model.name, spec, Path(model.path), model, measure_memory=True))
+        return models, notes
+    try:
+        demo = load_model("demo")
+        models.append(BenchModel(f"demo ({demo.name})", "demo", Path(demo.path), demo, measure_memory=False))
+    except ModelLoadError as exc:
+        notes.append(f"demo model skipped: {exc}")
+    s.say("writing a GPT-2-small-shaped checkpoint with random weights")
+    folder = make_random_checkpoint(workdir / "gpt2-small-shaped", seed=1, **GPT2_SMALL_SHAPES)
+    model = load_model(folder)
+    models.append(BenchModel(GPT2_SMALL_LABEL, str(folder), folder, model, measure_memory=True))
+    return models, notes
+
+
+# ---------------------------------------------------------------------------- the run
+ROW_GROUPS = ("forward", "edit", "scaling", "generate", "kv", "startup", "gui", "memory")
+
+
+def run_bench(specs: Sequence[str] | None = None, settings: Settings | None = None) -> dict:
+    """Measure every row; returns the JSON-able report (``rows``, ``notes``, ``machine``, ``settings``)."""
+    s = settings or Settings()
+    if s.threads:
+        torch.set_num_threads(s.threads)
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as tmp:
+        models, notes = _load_models(specs, Path(tmp), s)
+        for bm in models:
+            ref = None
+            if {"forward", "edit", "scaling", "generate"} - s.skip:
+                ref = _transformers_model(bm.folder)
+            if "forward" not in s.skip:
+                s.say(f"{bm.label}: forward with attentions")
+                rows.append(bench_forward(bm, ref, s))
+            if "edit" not in s.skip:
+                s.say(f"{bm.label}: edit update")
+                rows.extend(bench_edit(bm, ref, s))
+            if "generate" not in s.skip:
+                s.say(f"{bm.label}: greedy generation")
+                rows.append(bench_generate(bm, ref, s))
+            if "kv" not in s.skip:
+                rows.extend(bench_kv(bm, s))
+            if "scaling" not in s.skip:
+                rows.extend(bench_edit_scaling(bm, ref, s))
+            del ref
+            gc.collect()
+            if "memory" not in s.skip and bm.measure_memory:
+                rows.extend(bench_memory(bm, s))
+        # start-up and GUI rows: the first model (the demo model unless --model says otherwise)
+        app_spec = models[0].spec if models else None
+        if not specs and app_spec and app_spec != "demo":
+            notes.append("start-up and GUI stalls measured with the GPT-2-small-shaped checkpoint "
+                         "(the demo model is missing)")
+        app_label = models[0].label if models else "app"
+        if "startup" not in s.skip:
+            s.say("startup")
+            rows.append(bench_startup(app_spec, app_label, s))
+        if "gui" not in s.skip:
+            s.say("GUI stalls")
+            rows.extend(bench_gui_stalls(app_spec, app_label, s))
+    return {
+        "command": "attention-lab bench " + " ".join(_argv_echo(specs, s)),
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(),
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        },
+        "settings": {"reps": s.reps, "quick": s.quick, "threads": s.threads, "skip": sorted(s.skip)},
+        "notes": notes,
+        "rows": [asdict(r) for r in rows],
+    }
+
+
+def _argv_echo(specs: Sequence[str] | None, s: Settings) -> list[str]:
+    out = [f"--model {m}" for m in specs or []]
+    out += [f"--reps {s.reps}"] + (["--quick"] if s.quick else []) + ([f"--threads {s.threads}"] if s.threads else [])
+    return out + [f"--skip {g}" for g in sorted(s.skip)]
+
+
+# ---------------------------------------------------------------------------- text output
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "s":
+        return f"{value * 1000:.1f} ms" if value < 10 else f"{value:.1f} s"
+    return f"{value:.0f} {unit}" if value >= 10 else f"{value:.1f} {unit}"
+
+
+def render_text(report: dict) -> str:
+    header = ("figure", "model", "tokens", "ours", "compared with", "theirs", "ratio", "goal", "verdict")
+    lines = []
+    table = [header]
+    for r in report["rows"]:
+        table.append((
+            r["figure"], r["model"], "" if r["tokens"] is None else str(r["tokens"]),
+            _fmt(r["ours"], r["unit"]), r["compared_with"], _fmt(r["theirs"], r["unit"]),
+            "—" if r["ratio"] is None else f"{r['ratio']:.2f}", r["goal"], r["verdict"],
+        ))
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for cells in table[1:]:
+        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+    m = report["machine"]
+    lines.append("")
+    lines.append(f"{report['command']} — {m['cpu_count']} CPUs, torch {m['torch']} with {m['torch_threads']} threads, "
+                 f"load average {', '.join(f'{x:.1f}' for x in m['load_average'] or [])}; "
+                 f"medians of {report['settings']['reps']} alternating runs")
+    for note in report["notes"]:
+        lines.append(f"note: {note}")
+    for r in report["rows"]:
+        if r["note"]:
+            lines.append(f"- {r['id']} ({r['model']}): {r['note']}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- command line
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    reps = args.reps if args.reps is not None else (2 if args.quick else 5)
+    if reps < 1:
+        raise BenchError(f"--reps must be at least 1, got {reps}")
+    unknown = sorted(set(args.skip) - set(ROW_GROUPS))
+    if unknown:
+        raise BenchError(f"unknown row group {unknown[0]!r}; choose from: {', '.join(ROW_GROUPS)}")
+    if args.threads is not None and args.threads < 1:
+        raise BenchError(f"--threads must be at least 1, got {args.threads}")
+    started = time.perf_counter()
+    # the run takes minutes: say what it is doing (stderr, so --json output stays one line)
+    progress = lambda msg: print(f"… [{time.perf_counter() - started:5.0f} s] {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    return Settings(reps=reps, quick=args.quick, threads=args.threads, skip=frozenset(args.skip), progress=progress)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the bench for ``args`` parsed by ``attention-lab bench`` (see :mod:`attention_lab.app`):
+    ``model`` (list or None), ``json``, ``reps``, ``quick``, ``threads``, ``skip``."""
+    settings = settings_from_args(args)
+    report = run_bench(args.model, settings)
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render_text(report) + "\n")
+    sys.stdout.flush()
+    return 0

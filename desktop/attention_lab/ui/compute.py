@@ -1,0 +1,163 @@
+"""The analysis the panels show, computed on the worker thread (no Qt in here).
+
+:func:`compute_analysis` turns one :class:`AnalysisRequest` (text, layer, edited position…)
+into an :class:`~attention_lab.ui.state.AnalysisState`: tokens, attentions of the shown
+layer with and without the mask, the leakage diff, the head portraits of every layer, the
+shape table and the model's top-k predictions.  It checks the cancel event between steps
+so a superseded request stops early.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import torch
+
+from attention_lab.core.lens import ShapeRow
+from attention_lab.ui.state import AnalysisState
+from attention_lab.ui.worker import JobCancelled
+
+TOP_K = 10
+# Above this many tokens the vocabulary projection (n × d × 50257) is done only for the
+# positions the panels read (the edited one's predecessor and the last one).
+FULL_TOPK_LIMIT = 256
+# Positions projected per matmul, so the [n, vocab] logits never exist at once.
+LOGITS_CHUNK = 128
+
+
+class EmptyTextError(ValueError):
+    """The text has no tokens: nothing to analyse."""
+
+
+@dataclass(frozen=True)
+class AnalysisRequest:
+    request_id: int
+    text: str
+    layer: int = 0
+    causal: bool = True
+    position: int | None = None  # edited position; None = the last token
+    replacement_id: int | None = None  # None = the model's own best guess for that position
+    bos: bool = False  # prepend <|endoftext|> as a beginning-of-sequence token
+    mask_mode: str = "-inf"
+
+
+def tokenize(model, text: str, bos: bool) -> tuple[list[int], int, int]:
+    """(ids cut to the model's context, length before the cut, characters of text kept)."""
+    tok = model.tokenizer
+    text_ids = tok.encode(text)
+    prefix = [tok.eos_id] if bos else []
+    full = prefix + text_ids
+    if not text_ids:
+        raise EmptyTextError("empty text")
+    context = model.lens.config.n_positions
+    ids = full[:context]
+    kept_chars = len(text)
+    if len(full) > context:
+        kept_chars = len(tok.decode(text_ids[: context - len(prefix)]))
+    return ids, len(full), kept_chars
+
+
+def top_predictions(lens, final_hidden: torch.Tensor, positions: list[int] | None, k: int = TOP_K):
+    """Top-k next-token ids/probabilities after each position ([n, k]; rows not computed: -1 / NaN)."""
+    n = final_hidden.shape[0]
+    k = min(k, lens.config.vocab_size)
+    top_ids = torch.full((n, k), -1, dtype=torch.long)
+    top_probs = torch.full((n, k), float("nan"))
+    rows = list(range(n)) if positions is None else sorted({p for p in positions if 0 <= p < n})
+    emb = lens.output_embedding
+    with torch.inference_mode():
+        for start in range(0, len(rows), LOGITS_CHUNK):
+            idx = torch.tensor(rows[start : start + LOGITS_CHUNK])
+            probs = torch.softmax(final_hidden[idx] @ emb.T, dim=-1)
+            p, i = probs.topk(k, dim=-1)
+            top_ids[idx] = i
+            top_probs[idx] = p
+    return top_ids, top_probs
+
+
+def default_replacement(ids: list[int], position: int, top_ids: torch.Tensor, vocab_size: int) -> int:
+    """The model's most likely token at ``position`` that differs from the one there."""
+    row = top_ids[position - 1] if position > 0 else top_ids[0]
+    for candidate in row.tolist():
+        if candidate >= 0 and candidate != ids[position]:
+            return int(candidate)
+    return (ids[position] + 1) % vocab_size  # predictions not computed there: any other token
+
+
+def compute_analysis(model, request: AnalysisRequest, cancel: threading.Event | None = None) -> AnalysisState:
+    from attention_lab.core.analysis import head_portrait, leakage
+
+    def check() -> None:
+        if cancel is not None and cancel.is_set():
+            raise JobCancelled()
+
+    start = time.perf_counter()
+    lens, tok = model.lens, model.tokenizer
+    cfg = lens.config
+    ids, original_length, kept_chars = tokenize(model, request.text, request.bos)
+    n = len(ids)
+    layer = min(max(0, int(request.layer)), cfg.n_layer - 1)
+    position = n - 1 if request.position is None else min(max(0, int(request.position)), n - 1)
+    check()
+
+    # 1) the causal pass (GPT-2 as it is): every layer's attention, for the portraits
+    causal_out = lens(ids, causal=True, mask_mode=request.mask_mode, keep_attentions=True, keep_hidden=False, compute_logits=False)
+    check()
+    wanted = None if n <= FULL_TOPK_LIMIT else [position - 1, n - 1]
+    top_ids, top_probs = top_predictions(lens, causal_out.final_hidden[0], wanted)
+    replacement = request.replacement_id
+    if replacement is None or not 0 <= replacement < cfg.vocab_size or replacement == ids[position]:
+        replacement = default_replacement(ids, position, top_ids, cfg.vocab_size)
+    check()
+
+    # 2) the same input without the mask (RoBERTa-style), only the shown layer kept
+    bidi_out = lens(ids, causal=False, keep_attentions=[layer], keep_hidden=False, compute_logits=False)
+    check()
+
+    # 3) the leakage diff: change the token at `position`, measure every position's change
+    leak = leakage(lens, ids, position, replacement, mask_mode=request.mask_mode)
+    check()
+
+    # 4) head portraits, one layer at a time so the temporaries stay one layer big
+    overview: list = []
+    for index, attn in enumerate(causal_out.attentions):
+        overview.extend(head_portrait(attn[0], layer_offset=index))
+        check()
+    portrait = [s for s in overview if s.layer == layer]
+
+    # the lens notes the shapes of layer 0 as it runs; logits were skipped, add their row
+    shapes = list(causal_out.shapes) + [ShapeRow("logits", (n, cfg.vocab_size), "ln_f, then × wteᵀ")]
+    attention_causal = causal_out.attentions[layer][0].contiguous()
+    attention_bidirectional = bidi_out.attentions[layer][0].contiguous()
+    del causal_out, bidi_out  # all layers' attentions: up to 600 MB at 1024 tokens
+
+    return AnalysisState(
+        request_id=request.request_id,
+        model=model,
+        text=request.text,
+        ids=ids,
+        tokens=tok.token_texts(ids),
+        original_length=original_length,
+        layer=layer,
+        causal=request.causal,
+        position=position,
+        replacement_id=int(replacement),
+        attention_causal=attention_causal,
+        attention_bidirectional=attention_bidirectional,
+        leakage=leak,
+        portrait=portrait,
+        overview=overview,
+        shapes=shapes,
+        top_ids=top_ids,
+        top_probs=top_probs,
+        seconds=time.perf_counter() - start,
+        extras={
+            "kept_chars": kept_chars,
+            "bos": request.bos,
+            "replacement_text": tok.token_texts([int(replacement)])[0],
+            "mask_mode": request.mask_mode,
+            "follow_last": request.position is None,
+        },
+    )

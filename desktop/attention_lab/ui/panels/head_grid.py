@@ -1,0 +1,560 @@
+"""Head grid: the H attention maps of one layer, one head enlarged, and every head of every layer.
+
+Rows are queries ("destination": the token that looks), columns are keys ("source": the
+token looked at).  One colour scale drives every map (a single ``ColorBarItem``); under
+the causal mask the forbidden future (above the diagonal) is hatched, so a learner can
+tell "not allowed" from "allowed but ignored".  Clicking a map enlarges that head; the
+enlarged view can show the same head with and without the mask side by side (lab step 2).
+The overview colours all layers × heads by a head metric from the portraits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QTabWidget,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.heatmap_kit import HeatImage, colormap, fit_token_ticks, grid_shape, hatch_overlay, overlay_item
+from attention_lab.ui.panels.panel_kit import explanation_label
+
+register(
+    {
+        "head_grid.title": {"en": "Attention heads", "pt_BR": "Cabeças de atenção"},
+        "head_grid.explain": {
+            "en": "<b>Multi-head: divide, don't multiply.</b> Layer {layer} splits its {d} dimensions into "
+            "{heads} heads of {dk}; each head makes its own map. Row = <b>query</b> (destination: the token "
+            "that looks), column = <b>key</b> (source: the token looked at); every row sums to 1. "
+            "With the causal mask the future (hatched) gets −∞ before the softmax, so its weight is exactly 0. "
+            "Click a head to enlarge it.",
+            "pt_BR": "<b>Multi-head: dividir, não multiplicar.</b> A camada {layer} divide as suas {d} dimensões em "
+            "{heads} cabeças de {dk}; cada cabeça faz o seu próprio mapa. Linha = <b>query</b> (destino: o token "
+            "que olha), coluna = <b>key</b> (origem: o token olhado); cada linha soma 1. "
+            "Com a máscara causal o futuro (hachurado) recebe −∞ antes do softmax, então o peso é exatamente 0. "
+            "Clique numa cabeça para ampliá-la.",
+        },
+        "head_grid.layer": {"en": "Layer", "pt_BR": "Camada"},
+        "head_grid.of_layers": {"en": "of 0–{last}", "pt_BR": "de 0–{last}"},
+        "head_grid.causal": {"en": "Causal (GPT-2, with mask)", "pt_BR": "Causal (GPT-2, com máscara)"},
+        "head_grid.bidirectional": {"en": "Bidirectional (no mask)", "pt_BR": "Bidirecional (sem máscara)"},
+        "head_grid.tab.grid": {"en": "Heads of layer {layer}", "pt_BR": "Cabeças da camada {layer}"},
+        "head_grid.tab.head": {"en": "One head", "pt_BR": "Uma cabeça"},
+        "head_grid.tab.overview": {"en": "All layers × heads", "pt_BR": "Todas as camadas × cabeças"},
+        "head_grid.head": {"en": "head {head}", "pt_BR": "cabeça {head}"},
+        "head_grid.head_label": {"en": "Head", "pt_BR": "Cabeça"},
+        "head_grid.view": {"en": "Show", "pt_BR": "Mostrar"},
+        "head_grid.view.mode": {"en": "the mode above", "pt_BR": "o modo acima"},
+        "head_grid.view.side": {
+            "en": "side by side: causal | bidirectional",
+            "pt_BR": "lado a lado: causal | bidirecional",
+        },
+        "head_grid.back": {"en": "Back to the grid", "pt_BR": "Voltar à grade"},
+        "head_grid.query_axis": {"en": "query (destination) ↓", "pt_BR": "query (destino) ↓"},
+        "head_grid.key_axis": {"en": "key (source) →", "pt_BR": "key (origem) →"},
+        "head_grid.weight": {"en": "weight", "pt_BR": "peso"},
+        "head_grid.hover": {
+            "en": "{head}: “{q}” (query {qi}) → “{k}” (key {ki}): {w}",
+            "pt_BR": "{head}: “{q}” (query {qi}) → “{k}” (key {ki}): {w}",
+        },
+        "head_grid.masked": {"en": "0 (masked: the future)", "pt_BR": "0 (mascarado: o futuro)"},
+        "head_grid.hover_hint": {
+            "en": "Hover a cell to read “query → key: weight”.",
+            "pt_BR": "Passe o mouse numa célula para ler “query → key: peso”.",
+        },
+        "head_grid.mode.causal": {"en": "causal", "pt_BR": "causal"},
+        "head_grid.mode.bidirectional": {"en": "bidirectional", "pt_BR": "bidirecional"},
+        "head_grid.metric": {"en": "Colour by", "pt_BR": "Colorir por"},
+        "head_grid.metric.mean_distance": {"en": "mean distance", "pt_BR": "distância média"},
+        "head_grid.metric.entropy": {"en": "entropy", "pt_BR": "entropia"},
+        "head_grid.metric.sink_mass": {"en": "sink mass (weight on token 0)", "pt_BR": "massa no sumidouro (peso no token 0)"},
+        "head_grid.metric.previous_token": {"en": "previous-token score", "pt_BR": "pontuação de token anterior"},
+        "head_grid.metric.current_token": {"en": "current-token score", "pt_BR": "pontuação de token atual"},
+        "head_grid.overview_explain": {
+            "en": "Every head of every layer (causal), coloured by a head metric. Positional heads have a mean "
+            "distance ≈ 1; “sink” heads put almost everything on token 0 (low entropy, high sink mass). "
+            "Click a head to open it.",
+            "pt_BR": "Todas as cabeças de todas as camadas (causal), coloridas por uma métrica. Cabeças posicionais "
+            "têm distância média ≈ 1; cabeças “sumidouro” põem quase tudo no token 0 (entropia baixa, massa no "
+            "sumidouro alta). Clique numa cabeça para abri-la.",
+        },
+        "head_grid.overview_hover": {
+            "en": "layer {layer} · head {head}: {metric} = {value} (role: {role})",
+            "pt_BR": "camada {layer} · cabeça {head}: {metric} = {value} (papel: {role})",
+        },
+        "head_grid.layer_axis": {"en": "layer", "pt_BR": "camada"},
+        "head_grid.head_axis": {"en": "head", "pt_BR": "cabeça"},
+    }
+)
+
+METRICS = ("mean_distance", "entropy", "sink_mass", "previous_token", "current_token")
+CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many tokens
+
+
+def _configure_map(plot: pg.PlotItem) -> None:
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    vb = plot.getViewBox()
+    vb.invertY(True)
+    vb.setMouseEnabled(x=False, y=False)
+    vb.setDefaultPadding(0.0)
+
+
+def _fmt_weight(value: float) -> str:
+    return "0 (exact)" if value == 0 else f"{value:.3f}"
+
+
+class HeadGridPanel(Panel):
+    panel_id = "panel.head_grid"
+    title_key = "head_grid.title"
+
+    layer_requested = Signal(int)
+    causal_requested = Signal(bool)
+    head_selected = Signal(int, int)  # layer, head (from the overview)
+    status_message = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = None
+        self.head = 0
+        self._pending_head: tuple[int, int] | None = None
+        self._grid: list[tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = []
+        self._grid_heads = 0
+        self._rendered = False
+        self.hover_text = ""
+
+        self.explain = explanation_label(self)
+        self.layer_label = QLabel(self)
+        self.layer = QSpinBox(self)
+        self.layer.setObjectName("head_grid.layer")
+        self.layer.setRange(0, 0)
+        self.layer.valueChanged.connect(self.layer_requested)
+        self.layer_of = QLabel(self)
+        self.causal = QRadioButton(self)
+        self.bidirectional = QRadioButton(self)
+        self.causal.setChecked(True)
+        self.mode_group = QButtonGroup(self)
+        self.mode_group.addButton(self.causal)
+        self.mode_group.addButton(self.bidirectional)
+        self.causal.toggled.connect(lambda on: self.causal_requested.emit(bool(on)))
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.layer_label)
+        controls.addWidget(self.layer)
+        controls.addWidget(self.layer_of)
+        controls.addSpacing(16)
+        controls.addWidget(self.causal)
+        controls.addWidget(self.bidirectional)
+        controls.addStretch(1)
+
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("head_grid.tabs")
+        self.tabs.setDocumentMode(True)
+
+        # --- grid page
+        self.grid_view = pg.GraphicsLayoutWidget(self)
+        self.grid_view.setBackground("w")
+        self.grid_view.setMinimumSize(360, 280)
+        self.bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
+        self.tabs.addTab(self.grid_view, "")
+
+        # --- one head page
+        head_page = QWidget(self)
+        self.head_label = QLabel(head_page)
+        self.head_spin = QSpinBox(head_page)
+        self.head_spin.setObjectName("head_grid.head")
+        self.head_spin.valueChanged.connect(self._head_changed)
+        self.view_label = QLabel(head_page)
+        self.view_combo = QComboBox(head_page)
+        self.view_combo.setObjectName("head_grid.view")
+        self.view_combo.addItems(["", ""])
+        self.view_combo.setCurrentIndex(1)  # side by side is what lab step 2 shows
+        self.view_combo.currentIndexChanged.connect(lambda _i: self._render_head())
+        self.back = QPushButton(head_page)
+        self.back.clicked.connect(lambda: self.tabs.setCurrentIndex(0))
+        self.head_view = pg.GraphicsLayoutWidget(head_page)
+        self.head_view.setBackground("w")
+        row = QHBoxLayout()
+        row.addWidget(self.head_label)
+        row.addWidget(self.head_spin)
+        row.addSpacing(12)
+        row.addWidget(self.view_label)
+        row.addWidget(self.view_combo)
+        row.addStretch(1)
+        row.addWidget(self.back)
+        head_layout = QVBoxLayout(head_page)
+        head_layout.setContentsMargins(0, 4, 0, 0)
+        head_layout.addLayout(row)
+        head_layout.addWidget(self.head_view, 1)
+        self.tabs.addTab(head_page, "")
+
+        # --- overview page
+        overview_page = QWidget(self)
+        self.metric_label = QLabel(overview_page)
+        self.metric_combo = QComboBox(overview_page)
+        self.metric_combo.setObjectName("head_grid.metric")
+        self.metric_combo.addItems([""] * len(METRICS))
+        self.metric_combo.currentIndexChanged.connect(lambda _i: self._render_overview())
+        self.overview_explain = QLabel(overview_page)
+        self.overview_explain.setWordWrap(True)
+        self.overview_view = pg.GraphicsLayoutWidget(overview_page)
+        self.overview_view.setBackground("w")
+        self.overview_plot = self.overview_view.addPlot(row=0, col=0)
+        self.overview_plot.setMenuEnabled(False)
+        self.overview_plot.hideButtons()
+        ovb = self.overview_plot.getViewBox()
+        ovb.invertY(True)
+        ovb.setMouseEnabled(x=False, y=False)
+        self.overview_image = HeatImage("overview", self._overview_hover, self._overview_click)
+        self.overview_plot.addItem(self.overview_image)
+        self.overview_marker = pg.QtWidgets.QGraphicsRectItem()
+        self.overview_marker.setPen(pg.mkPen((230, 80, 20), width=2, cosmetic=True))
+        self.overview_marker.setZValue(10)
+        self.overview_plot.addItem(self.overview_marker)
+        self.overview_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get("plasma"), interactive=False, width=14)
+        self.overview_bar.setImageItem(self.overview_image)
+        self.overview_view.addItem(self.overview_bar, row=0, col=1)
+        mrow = QHBoxLayout()
+        mrow.addWidget(self.metric_label)
+        mrow.addWidget(self.metric_combo)
+        mrow.addStretch(1)
+        ov_layout = QVBoxLayout(overview_page)
+        ov_layout.setContentsMargins(0, 4, 0, 0)
+        ov_layout.addLayout(mrow)
+        ov_layout.addWidget(self.overview_explain)
+        ov_layout.addWidget(self.overview_view, 1)
+        self.tabs.addTab(overview_page, "")
+
+        self.hover = QLabel(self)
+        self.hover.setObjectName("head_grid.hover")
+        self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.explain)
+        layout.addLayout(controls)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.hover)
+        self.retranslate()
+
+    # ------------------------------------------------------------------ Panel API
+    def has_data(self) -> bool:
+        return self._rendered and self.state is not None and self._grid_heads > 0
+
+    def retranslate(self) -> None:
+        self.layer_label.setText(tr("head_grid.layer"))
+        self.causal.setText(tr("head_grid.causal"))
+        self.bidirectional.setText(tr("head_grid.bidirectional"))
+        self.head_label.setText(tr("head_grid.head_label"))
+        self.view_label.setText(tr("head_grid.view"))
+        self.view_combo.setItemText(0, tr("head_grid.view.mode"))
+        self.view_combo.setItemText(1, tr("head_grid.view.side"))
+        self.back.setText(tr("head_grid.back"))
+        self.metric_label.setText(tr("head_grid.metric"))
+        for i, key in enumerate(METRICS):
+            self.metric_combo.setItemText(i, tr(f"head_grid.metric.{key}"))
+        self.overview_explain.setText(tr("head_grid.overview_explain"))
+        self.hover.setText(self.hover_text or tr("head_grid.hover_hint"))
+        self._retitle()
+        if self.state is not None:
+            self._render_all()
+
+    def _retitle(self) -> None:
+        state = self.state
+        layer = state.layer if state is not None else 0
+        self.tabs.setTabText(0, tr("head_grid.tab.grid", layer=layer))
+        self.tabs.setTabText(1, tr("head_grid.tab.head"))
+        self.tabs.setTabText(2, tr("head_grid.tab.overview"))
+        if state is not None:
+            cfg = state.model.lens.config
+            self.explain.setText(tr("head_grid.explain", layer=layer, d=cfg.n_embd, heads=cfg.n_head, dk=cfg.head_dim))
+            self.layer_of.setText(tr("head_grid.of_layers", last=cfg.n_layer - 1))
+        else:
+            self.explain.setText(tr("head_grid.explain", layer=0, d="d", heads="H", dk="d/H"))
+            self.layer_of.setText("")
+
+    def show_state(self, state) -> None:
+        self.state = state
+        cfg = state.model.lens.config
+        for widget, value in ((self.layer, state.layer),):
+            widget.blockSignals(True)
+            widget.setRange(0, cfg.n_layer - 1)
+            widget.setValue(value)
+            widget.blockSignals(False)
+        self.head_spin.blockSignals(True)
+        self.head_spin.setRange(0, cfg.n_head - 1)
+        if self._pending_head is not None and self._pending_head[0] == state.layer:
+            self.head = self._pending_head[1]
+            self._pending_head = None
+        self.head = min(self.head, cfg.n_head - 1)
+        self.head_spin.setValue(self.head)
+        self.head_spin.blockSignals(False)
+        for button, on in ((self.causal, state.causal), (self.bidirectional, not state.causal)):
+            button.blockSignals(True)
+            button.setChecked(on)
+            button.blockSignals(False)
+        self._retitle()
+        self._render_all()
+
+    def show_head(self, layer: int, head: int) -> None:
+        """Open ``head`` of ``layer`` enlarged (the layer may still be computing)."""
+        self.tabs.setCurrentIndex(1)
+        if self.state is not None and self.state.layer == layer:
+            self.head = head
+            self.head_spin.setValue(head)
+            self._render_head()
+        else:
+            self._pending_head = (layer, head)
+
+    # ------------------------------------------------------------------ export
+    def plot_for_export(self):
+        index = self.tabs.currentIndex()
+        return (self.grid_view.ci, self.head_view.ci, self.overview_view.ci)[index]
+
+    def table_for_export(self):
+        state = self.state
+        if state is None:
+            return None
+        if self.tabs.currentIndex() == 2:
+            header = ["layer", "head", *METRICS, "role"]
+            rows = [[s.layer, s.head, *[float(getattr(s, m)) for m in METRICS], s.role] for s in state.overview]
+            return header, rows
+        heads = [self.head] if self.tabs.currentIndex() == 1 else range(state.attention_causal.shape[0])
+        causal = state.attention_causal.numpy()
+        bidi = state.attention_bidirectional.numpy()
+        header = ["layer", "head", "query", "query_token", "key", "key_token", "weight_causal", "weight_bidirectional"]
+        rows = []
+        n = state.n_tokens
+        for h in heads:
+            for q in range(n):
+                for k in range(n):
+                    rows.append([state.layer, h, q, state.tokens[q], k, state.tokens[k], float(causal[h, q, k]), float(bidi[h, q, k])])
+        return header, rows
+
+    # ------------------------------------------------------------------ rendering
+    def _current_attention(self) -> np.ndarray:
+        state = self.state
+        att = state.attention_causal if state.causal else state.attention_bidirectional
+        return att.numpy().astype(np.float32, copy=False)
+
+    def _render_all(self) -> None:
+        self._render_grid()
+        self._render_head()
+        self._render_overview()
+        self._rendered = True
+
+    def _build_grid(self, heads: int) -> None:
+        self.grid_view.clear()
+        self._grid = []
+        rows, cols = grid_shape(heads)
+        self._query_label = pg.LabelItem(angle=-90, size="9pt", color="#444")
+        self.grid_view.addItem(self._query_label, row=0, col=0, rowspan=rows)
+        for h in range(heads):
+            r, c = divmod(h, cols)
+            plot = self.grid_view.addPlot(row=r, col=c + 1)
+            _configure_map(plot)
+            image = HeatImage(h, self._grid_hover, self._grid_click)
+            overlay = overlay_item()
+            plot.addItem(image)
+            plot.addItem(overlay)
+            self._grid.append((plot, image, overlay))
+        self._key_label = pg.LabelItem(size="9pt", color="#444")
+        self.grid_view.addItem(self._key_label, row=rows, col=1, colspan=cols)
+        self.bar = pg.ColorBarItem(values=self.bar.levels(), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
+        self.bar.setImageItem([image for _, image, _ in self._grid])
+        self.grid_view.addItem(self.bar, row=0, col=cols + 1, rowspan=rows)
+        self._grid_heads = heads
+
+    def _render_grid(self) -> None:
+        state = self.state
+        att = self._current_attention()
+        heads, n = att.shape[0], att.shape[-1]
+        if heads != self._grid_heads:
+            self._build_grid(heads)
+        rows, cols = grid_shape(heads)
+        levels = self.bar.levels()
+        overlay = hatch_overlay(np.triu(np.ones((n, n), dtype=bool), 1)) if state.causal else None
+        rect = QRectF(0, 0, n, n)
+        for h, (plot, image, over) in enumerate(self._grid):
+            image.setImage(np.ascontiguousarray(att[h]), autoLevels=False, levels=levels)
+            image.setRect(rect)
+            if overlay is not None:
+                over.setImage(overlay, autoLevels=False)
+                over.setRect(rect)
+                over.show()
+            else:
+                over.hide()
+            plot.setTitle(tr("head_grid.head", head=h), size="9pt")
+            r, c = divmod(h, cols)
+            # tokens on the outer edges only: queries on the left column, keys under the bottom row
+            fit_token_ticks(plot, "left", state.tokens if c == 0 else [])
+            fit_token_ticks(plot, "bottom", state.tokens if h + cols >= heads else [])
+            plot.getAxis("left").setStyle(showValues=c == 0)
+            plot.getAxis("bottom").setStyle(showValues=h + cols >= heads)
+            plot.setRange(xRange=(0, n), yRange=(0, n), padding=0)
+        self._query_label.setText(tr("head_grid.query_axis"))
+        self._key_label.setText(tr("head_grid.key_axis"))
+
+    def _render_head(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        self.head_view.clear()
+        h = min(self.head, state.attention_causal.shape[0] - 1)
+        n = state.n_tokens
+        if self.view_combo.currentIndex() == 1:
+            panels = [(True, state.attention_causal[h]), (False, state.attention_bidirectional[h])]
+        else:
+            panels = [(state.causal, (state.attention_causal if state.causal else state.attention_bidirectional)[h])]
+        images = []
+        self._head_images = {}
+        for col, (causal, att) in enumerate(panels):
+            arr = att.numpy().astype(np.float32, copy=False)
+            plot = self.head_view.addPlot(row=0, col=col)
+            _configure_map(plot)
+            mode = tr("head_grid.mode.causal" if causal else "head_grid.mode.bidirectional")
+            plot.setTitle(f"{tr('head_grid.head', head=h)} · {mode}", size="10pt")
+            image = HeatImage(("head", causal), self._head_hover, None)
+            image.setImage(np.ascontiguousarray(arr), autoLevels=False, levels=(0.0, 1.0))
+            image.setRect(QRectF(0, 0, n, n))
+            plot.addItem(image)
+            self._head_images[causal] = arr
+            if causal:
+                over = overlay_item()
+                over.setImage(hatch_overlay(np.triu(np.ones((n, n), dtype=bool), 1)), autoLevels=False)
+                over.setRect(QRectF(0, 0, n, n))
+                plot.addItem(over)
+            fit_token_ticks(plot, "left", state.tokens)
+            fit_token_ticks(plot, "bottom", state.tokens)
+            plot.setLabel("left", tr("head_grid.query_axis"))
+            plot.setLabel("bottom", tr("head_grid.key_axis"))
+            if n <= CELL_TEXT_LIMIT:
+                for q in range(n):
+                    for k in range(n):
+                        if causal and k > q:
+                            continue
+                        value = float(arr[q, k])
+                        text = pg.TextItem(f"{value:.2f}", color="w" if value < 0.55 else "k", anchor=(0.5, 0.5))
+                        text.setPos(k + 0.5, q + 0.5)
+                        text.setZValue(20)
+                        plot.addItem(text)
+            plot.setRange(xRange=(0, n), yRange=(0, n), padding=0)
+            images.append(image)
+        bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
+        bar.setImageItem(images)
+        self.head_view.addItem(bar, row=0, col=len(panels))
+
+    def _render_overview(self) -> None:
+        state = self.state
+        if state is None or not state.overview:
+            return
+        cfg = state.model.lens.config
+        metric = METRICS[max(0, self.metric_combo.currentIndex())]
+        values = np.full((cfg.n_layer, cfg.n_head), np.nan, dtype=np.float32)
+        for s in state.overview:
+            values[s.layer, s.head] = float(getattr(s, metric))
+        self._overview_values = values
+        finite = values[np.isfinite(values)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        if hi <= lo:
+            hi = lo + 1e-6
+        self.overview_image.setImage(np.nan_to_num(values, nan=lo), autoLevels=False, levels=(lo, hi))
+        self.overview_image.setRect(QRectF(0, 0, cfg.n_head, cfg.n_layer))
+        self.overview_bar.setLevels((lo, hi))
+        self.overview_marker.setRect(QRectF(0, state.layer, cfg.n_head, 1))
+        self.overview_plot.getAxis("left").setTicks([[(i + 0.5, str(i)) for i in range(cfg.n_layer)], []])
+        self.overview_plot.getAxis("bottom").setTicks([[(i + 0.5, str(i)) for i in range(cfg.n_head)], []])
+        self.overview_plot.setLabel("left", tr("head_grid.layer_axis"))
+        self.overview_plot.setLabel("bottom", tr("head_grid.head_axis"))
+        self.overview_plot.setTitle(tr(f"head_grid.metric.{metric}"), size="10pt")
+        self.overview_plot.setRange(xRange=(0, cfg.n_head), yRange=(0, cfg.n_layer), padding=0)
+
+    # ------------------------------------------------------------------ hover / click
+    def cell_text(self, head: int, row: int, col: int, causal: bool | None = None) -> str:
+        """The hover text of one cell: "head 3: “dog” (query 2) → “The” (key 0): 0.412"."""
+        state = self.state
+        causal = state.causal if causal is None else causal
+        att = state.attention_causal if causal else state.attention_bidirectional
+        if causal and col > row:
+            weight = tr("head_grid.masked")
+        else:
+            weight = _fmt_weight(float(att[head, row, col]))
+        return tr(
+            "head_grid.hover",
+            head=tr("head_grid.head", head=head),
+            q=state.tokens[row],
+            qi=row,
+            k=state.tokens[col],
+            ki=col,
+            w=weight,
+        )
+
+    def _show_hover(self, text: str, screen_pos) -> None:
+        self.hover_text = text
+        self.hover.setText(text or tr("head_grid.hover_hint"))
+        if text and screen_pos is not None:
+            QToolTip.showText(screen_pos.toPoint(), text, self)
+
+    def _grid_hover(self, head, cell, screen_pos) -> None:
+        if self.state is None or cell is None:
+            self._show_hover("", None)
+            return
+        self._show_hover(self.cell_text(head, *cell), screen_pos)
+
+    def _head_hover(self, key, cell, screen_pos) -> None:
+        if self.state is None or cell is None:
+            self._show_hover("", None)
+            return
+        self._show_hover(self.cell_text(self.head, *cell, causal=key[1]), screen_pos)
+
+    def _grid_click(self, head, _cell) -> None:
+        self.head = head
+        self.head_spin.blockSignals(True)
+        self.head_spin.setValue(head)
+        self.head_spin.blockSignals(False)
+        self._render_head()
+        self.tabs.setCurrentIndex(1)
+
+    def _head_changed(self, head: int) -> None:
+        self.head = head
+        self._render_head()
+
+    def _overview_hover(self, _key, cell, screen_pos) -> None:
+        state = self.state
+        if state is None or cell is None:
+            self._show_hover("", None)
+            return
+        layer, head = cell
+        metric = METRICS[max(0, self.metric_combo.currentIndex())]
+        stats = next((s for s in state.overview if s.layer == layer and s.head == head), None)
+        if stats is None:
+            return
+        text = tr(
+            "head_grid.overview_hover",
+            layer=layer,
+            head=head,
+            metric=tr(f"head_grid.metric.{metric}"),
+            value=f"{float(getattr(stats, metric)):.3f}",
+            role=stats.role,
+        )
+        self._show_hover(text, screen_pos)
+
+    def _overview_click(self, _key, cell) -> None:
+        if cell is None or self.state is None:
+            return
+        layer, head = cell
+        self.head_selected.emit(layer, head)
+        self.show_head(layer, head)

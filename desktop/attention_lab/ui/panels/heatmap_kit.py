@@ -1,0 +1,140 @@
+"""Heatmap pieces shared by the head grid and the leakage panel.
+
+* :class:`HeatImage`: an ``ImageItem`` that reports the cell under the mouse and clicks;
+* :func:`hatch_overlay`: an RGBA image that hatches the cells of a boolean mask (the
+  forbidden future under the causal mask, or exact zeros), drawn above the heatmap;
+* :func:`grid_shape`: rows × columns for H small multiples (3 × 4 for 12 heads).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+CMAP = "viridis"
+
+
+class HeatImage(pg.ImageItem):
+    """Row-major heatmap whose cell (row, col) under the mouse is reported to ``on_hover``."""
+
+    def __init__(self, key, on_hover: Callable | None = None, on_click: Callable | None = None):
+        super().__init__(axisOrder="row-major")
+        self.key = key
+        self._on_hover = on_hover
+        self._on_click = on_click
+        self.setAcceptHoverEvents(True)
+
+    def cell_at(self, pos) -> tuple[int, int] | None:
+        img = self.image
+        if img is None:
+            return None
+        # item coordinates are pixel coordinates (setRect only adds a transform): pixel = cell
+        col, row = int(math.floor(pos.x())), int(math.floor(pos.y()))
+        if 0 <= row < img.shape[0] and 0 <= col < img.shape[1]:
+            return row, col
+        return None
+
+    def hoverEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph naming)
+        if self._on_hover is None:
+            return
+        if ev.isExit():
+            self._on_hover(self.key, None, None)
+            return
+        cell = self.cell_at(ev.pos())
+        self._on_hover(self.key, cell, ev.screenPos() if cell is not None else None)
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802
+        if self._on_click is not None and ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self._on_click(self.key, self.cell_at(ev.pos()))
+        else:
+            super().mouseClickEvent(ev)
+
+
+def overlay_item() -> pg.ImageItem:
+    """An RGBA overlay that ignores the mouse (hover and clicks reach the heatmap below)."""
+    item = pg.ImageItem(axisOrder="row-major")
+    item.setAcceptHoverEvents(False)
+    item.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+    item.hoverEvent = lambda ev: None  # pyqtgraph's scene calls hoverEvent directly
+    item.setZValue(5)
+    return item
+
+
+def hatch_overlay(mask: np.ndarray, colour=(235, 235, 235), line=(140, 140, 140)) -> np.ndarray:
+    """RGBA (row-major) image covering the ``True`` cells of ``mask`` with diagonal hatching.
+
+    Small maps are upsampled so each cell gets visible stripes; big ones (> 256 cells a
+    side) get a flat grey, which is all the pixels can show anyway.
+    """
+    mask = np.asarray(mask, dtype=bool)
+    rows, cols = mask.shape
+    factor = max(1, min(12, 256 // max(1, rows, cols)))
+    big = np.kron(mask, np.ones((factor, factor), dtype=bool)) if factor > 1 else mask
+    out = np.zeros(big.shape + (4,), dtype=np.ubyte)
+    out[big] = (*colour, 215)
+    if factor >= 4:
+        yy, xx = np.indices(big.shape)
+        stripes = big & (((xx + yy) % max(3, factor // 2)) == 0)
+        out[stripes] = (*line, 235)
+    return out
+
+
+def grid_shape(n: int) -> tuple[int, int]:
+    """(rows, cols) for ``n`` small multiples: 12 -> 3 × 4, 16 -> 4 × 4, 25 -> 5 × 5."""
+    cols = max(1, math.ceil(math.sqrt(n)))
+    rows = max(1, math.ceil(n / cols))
+    return rows, cols
+
+
+def colormap() -> pg.ColorMap:
+    return pg.colormap.get(CMAP)
+
+
+def fit_token_ticks(plot: pg.PlotItem, side: str, tokens, *, index: bool = False, centre: float = 0.5) -> None:
+    """Label ``side`` ("left"/"bottom"/"top") of ``plot`` with tokens, as many as fit.
+
+    Cells are one unit wide at 0, 1, … n-1 (labels at the cell centres).  Recomputed when
+    the plot is resized, so a narrow grid cell gets every k-th token and a wide one gets
+    them all; nothing is drawn over its neighbour.
+    """
+    axis = plot.getAxis(side)
+    axis._fit_tokens = (list(tokens), index, centre)  # read by the resize hook below
+    vb = plot.getViewBox()
+    if not getattr(axis, "_fit_hooked", False):
+        vb.sigResized.connect(lambda _vb, a=axis, p=plot, s=side: _apply_fit(p, s, a))
+        axis._fit_hooked = True
+    _apply_fit(plot, side, axis)
+
+
+def _apply_fit(plot: pg.PlotItem, side: str, axis: pg.AxisItem) -> None:
+    tokens, index, centre = getattr(axis, "_fit_tokens", ([], False, 0.5))
+    n = len(tokens)
+    if not n:
+        axis.setTicks([[], []])
+        return
+    rect = plot.getViewBox().boundingRect()
+    vertical = side in ("left", "right")
+    pixels = (rect.height() if vertical else rect.width()) or 200.0
+    per_cell = pixels / n
+    char_px = 7.0
+    if vertical:
+        step = max(1, math.ceil(13.0 / per_cell))
+        chars = 9
+    else:
+        chars = int(per_cell / char_px) - (3 if index else 1)
+        step = 1
+        if chars < 3:
+            chars = 4
+            step = max(1, math.ceil((chars + 1) * char_px / per_cell))
+    chars = min(chars, 10)
+
+    def label(i: int) -> str:
+        text = tokens[i] if len(tokens[i]) <= chars else tokens[i][: max(1, chars - 1)] + "…"
+        return f"{i} {text}" if index else text
+
+    axis.setTicks([[(i + centre, label(i)) for i in range(0, n, step)], []])

@@ -1,0 +1,451 @@
+"""Leakage diff (lab step 3): change one late token and measure how much every position moved.
+
+With the causal mask, every position before the edit changes by exactly 0 -- the future
+cannot reach the past, which is what makes next-token training honest and the KV cache
+possible.  Without the mask (bidirectional, RoBERTa-style) the edit leaks into every
+position.  The bars show the relative change ‖h′ − h‖ / ‖h‖ per position for both modes
+side by side, exact zeros labelled as such; the heatmaps show it layer by layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.heatmap_kit import HeatImage, fit_token_ticks, hatch_overlay, overlay_item
+from attention_lab.ui.panels.panel_kit import explanation_label
+
+register(
+    {
+        "leakage.title": {"en": "Leakage diff", "pt_BR": "Vazamento"},
+        "leakage.explain": {
+            "en": "<b>Proving causality instead of asserting it.</b> Change one token late in the sentence and "
+            "measure how much each position's representation moved (‖h′ − h‖ / ‖h‖). With the causal mask, "
+            "positions before the edit change by <b>exactly 0</b>: the future can't reach the past, so training "
+            "on all positions at once doesn't leak the labels. Without the mask (bidirectional) the edit leaks "
+            "everywhere.",
+            "pt_BR": "<b>Demonstrar a causalidade em vez de afirmá-la.</b> Troque um token no fim da frase e meça "
+            "quanto a representação de cada posição mudou (‖h′ − h‖ / ‖h‖). Com a máscara causal, as posições "
+            "antes da edição mudam <b>exatamente 0</b>: o futuro não alcança o passado, então treinar todas as "
+            "posições de uma vez não vaza os rótulos. Sem a máscara (bidirecional) a edição vaza para todo lado.",
+        },
+        "leakage.position": {"en": "Edited position", "pt_BR": "Posição editada"},
+        "leakage.replace": {"en": "“{token}” →", "pt_BR": "“{token}” →"},
+        "leakage.replacement_tip": {
+            "en": "Pick one of the model's guesses, or type a word and press Enter.",
+            "pt_BR": "Escolha um dos palpites do modelo, ou digite uma palavra e tecle Enter.",
+        },
+        "leakage.at": {"en": "Measured at", "pt_BR": "Medido em"},
+        "leakage.at.final": {"en": "final state (after ln_f)", "pt_BR": "estado final (após ln_f)"},
+        "leakage.at.embeddings": {"en": "embeddings", "pt_BR": "embeddings"},
+        "leakage.at.layer": {"en": "after layer {layer}", "pt_BR": "após a camada {layer}"},
+        "leakage.causal": {"en": "causal (GPT-2)", "pt_BR": "causal (GPT-2)"},
+        "leakage.bidirectional": {"en": "bidirectional (no mask)", "pt_BR": "bidirecional (sem máscara)"},
+        "leakage.exact_zero": {"en": "0 (exact)", "pt_BR": "0 (exato)"},
+        "leakage.edited": {"en": "edited", "pt_BR": "editado"},
+        "leakage.y": {"en": "relative change", "pt_BR": "mudança relativa"},
+        "leakage.x": {"en": "position", "pt_BR": "posição"},
+        "leakage.summary.causal_zero": {
+            "en": "<b>Causal:</b> the {k} positions before #{pos} changed by <b>exactly 0</b>.",
+            "pt_BR": "<b>Causal:</b> as {k} posições antes de #{pos} mudaram <b>exatamente 0</b>.",
+        },
+        "leakage.summary.causal_leak": {
+            "en": "<b>Causal:</b> positions before #{pos} changed by up to {max}: this mask mode leaks!",
+            "pt_BR": "<b>Causal:</b> posições antes de #{pos} mudaram até {max}: este modo de máscara vaza!",
+        },
+        "leakage.summary.bidirectional": {
+            "en": "<b>Bidirectional:</b> they changed by up to {max} (mean {mean}).",
+            "pt_BR": "<b>Bidirecional:</b> elas mudaram até {max} (média {mean}).",
+        },
+        "leakage.summary.first": {
+            "en": "Nothing comes before position 0: pick a later token to see leakage.",
+            "pt_BR": "Nada vem antes da posição 0: escolha um token posterior para ver o vazamento.",
+        },
+        "leakage.summary.edit": {
+            "en": "Replacing #{pos} “{old}” by “{new}”.",
+            "pt_BR": "Trocando #{pos} “{old}” por “{new}”.",
+        },
+        "leakage.layers_title": {
+            "en": "Layer by layer (rows: embeddings, then after each layer; hatched = exactly 0)",
+            "pt_BR": "Camada a camada (linhas: embeddings, depois após cada camada; hachurado = exatamente 0)",
+        },
+        "leakage.layer_axis": {"en": "layer", "pt_BR": "camada"},
+        "leakage.hover_bar": {
+            "en": "#{pos} “{token}”: causal {causal} · bidirectional {bidirectional}",
+            "pt_BR": "#{pos} “{token}”: causal {causal} · bidirecional {bidirectional}",
+        },
+        "leakage.hover_cell": {
+            "en": "{mode}, {layer}, #{pos} “{token}”: {value}",
+            "pt_BR": "{mode}, {layer}, #{pos} “{token}”: {value}",
+        },
+        "leakage.emb_short": {"en": "emb", "pt_BR": "emb"},
+    }
+)
+
+CAUSAL_COLOUR = (31, 119, 180)
+BIDI_COLOUR = (255, 127, 14)
+ZERO_LABEL_LIMIT = 40  # label each exact zero up to this many positions; beyond, the summary says it
+
+
+def fmt_change(value: float) -> str:
+    return tr("leakage.exact_zero") if value == 0 else f"{value:.3g}"
+
+
+class LeakagePanel(Panel):
+    panel_id = "panel.leakage"
+    title_key = "leakage.title"
+
+    position_requested = Signal(int)
+    replacement_requested = Signal(int, int)  # position, token id
+    status_message = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = None
+        self._resolver = None
+        self._rendered = False
+        self.shown_causal = np.zeros(0)
+        self.shown_bidirectional = np.zeros(0)
+        self.zero_labels: list[pg.TextItem] = []
+        self.hover_text = ""
+
+        self.explain = explanation_label(self)
+        self.position_label = QLabel(self)
+        self.position = QSpinBox(self)
+        self.position.setObjectName("leakage.position")
+        self.position.valueChanged.connect(self.position_requested)
+        self.token_label = QLabel(self)
+        self.replacement = QComboBox(self)
+        self.replacement.setObjectName("leakage.replacement")
+        self.replacement.setEditable(True)
+        self.replacement.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.replacement.setMinimumWidth(150)
+        self.replacement.activated.connect(self._replacement_chosen)
+        self.at_label = QLabel(self)
+        self.at = QComboBox(self)
+        self.at.setObjectName("leakage.at")
+        self.at.currentIndexChanged.connect(lambda _i: self._render_bars())
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.position_label)
+        controls.addWidget(self.position)
+        controls.addWidget(self.token_label)
+        controls.addWidget(self.replacement)
+        controls.addSpacing(16)
+        controls.addWidget(self.at_label)
+        controls.addWidget(self.at)
+        controls.addStretch(1)
+
+        self.summary = QLabel(self)
+        self.summary.setObjectName("leakage.summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+
+        self.bar_plot = pg.PlotWidget(self, background="w")
+        self.bar_plot.setMinimumHeight(130)
+        bp = self.bar_plot.getPlotItem()
+        bp.setMenuEnabled(False)
+        bp.hideButtons()
+        bp.getViewBox().setMouseEnabled(x=False, y=False)
+        bp.showGrid(y=True, alpha=0.25)
+        self.legend = bp.addLegend(offset=(10, 5), colCount=2)
+        self.edited_region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 215, 0, 60), pen=pg.mkPen(None))
+        self.edited_region.setZValue(-10)
+        bp.addItem(self.edited_region)
+        self.causal_bars = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*CAUSAL_COLOUR), name="")
+        self.bidi_bars = pg.BarGraphItem(x=[], height=[], width=0.38, brush=pg.mkBrush(*BIDI_COLOUR), name="")
+        bp.addItem(self.causal_bars)
+        bp.addItem(self.bidi_bars)
+        self.bar_plot.scene().sigMouseMoved.connect(self._bar_hover)
+
+        self.layers_title = QLabel(self)
+        self.layers_view = pg.GraphicsLayoutWidget(self)
+        self.layers_view.setBackground("w")
+        self.layers_view.setMinimumHeight(110)
+        self._heat: dict[bool, tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = {}
+        for col, causal in enumerate((True, False)):
+            plot = self.layers_view.addPlot(row=0, col=col)
+            plot.setMenuEnabled(False)
+            plot.hideButtons()
+            vb = plot.getViewBox()
+            vb.invertY(True)
+            vb.setMouseEnabled(x=False, y=False)
+            image = HeatImage(causal, self._cell_hover, None)
+            over = overlay_item()
+            plot.addItem(image)
+            plot.addItem(over)
+            self._heat[causal] = (plot, image, over)
+        self.heat_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get("magma"), interactive=False, width=14)
+        self.heat_bar.setImageItem([self._heat[True][1], self._heat[False][1]])
+        self.layers_view.addItem(self.heat_bar, row=0, col=2)
+
+        # bars above (the headline), layer-by-layer heatmaps below, in a 3 : 2 split
+        lower = QWidget(self)
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.layers_title)
+        lower_layout.addWidget(self.layers_view, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.bar_plot)
+        splitter.addWidget(lower)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([300, 200])
+        self.splitter = splitter
+
+        self.hover = QLabel(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.explain)
+        layout.addLayout(controls)
+        layout.addWidget(self.summary)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.hover)
+        self.retranslate()
+
+    # ------------------------------------------------------------------ Panel API
+    def set_word_resolver(self, resolver) -> None:
+        """``resolver(word, position) -> (token id | None, message)`` (the session's)."""
+        self._resolver = resolver
+
+    def has_data(self) -> bool:
+        return self._rendered and self.state is not None
+
+    def retranslate(self) -> None:
+        self.explain.setText(tr("leakage.explain"))
+        self.position_label.setText(tr("leakage.position"))
+        self.replacement.setToolTip(tr("leakage.replacement_tip"))
+        self.at_label.setText(tr("leakage.at"))
+        self.layers_title.setText(tr("leakage.layers_title"))
+        bp = self.bar_plot.getPlotItem()
+        bp.setLabel("left", tr("leakage.y"))
+        bp.setLabel("bottom", tr("leakage.x"))
+        self.legend.clear()
+        self.legend.addItem(self.causal_bars, tr("leakage.causal"))
+        self.legend.addItem(self.bidi_bars, tr("leakage.bidirectional"))
+        for causal, (plot, _, _) in self._heat.items():
+            plot.setTitle(tr("leakage.causal" if causal else "leakage.bidirectional"), size="9pt")
+            plot.setLabel("left", tr("leakage.layer_axis"))
+        self.hover.setText(self.hover_text)
+        if self.state is not None:
+            self.show_state(self.state)
+        else:
+            self._fill_at(0)
+
+    def show_state(self, state) -> None:
+        self.state = state
+        n = state.n_tokens
+        self.position.blockSignals(True)
+        self.position.setRange(0, max(0, n - 1))
+        self.position.setValue(state.position)
+        self.position.blockSignals(False)
+        self.token_label.setText(tr("leakage.replace", token=state.tokens[state.position]))
+        self._fill_replacements()
+        self._fill_at(state.model.lens.config.n_layer)
+        self._render_bars()
+        self._render_layers()
+        self._rendered = True
+
+    # ------------------------------------------------------------------ export
+    def plot_for_export(self):
+        return self.bar_plot.getPlotItem()
+
+    def table_for_export(self):
+        state = self.state
+        if state is None:
+            return None
+        leak = state.leakage
+        causal_layers = leak.causal_layers.numpy()
+        bidi_layers = leak.bidirectional_layers.numpy()
+        names = ["embeddings"] + [f"layer{i}" for i in range(causal_layers.shape[0] - 1)]
+        header = ["position", "token", "edited", "causal_final", "bidirectional_final"]
+        header += [f"causal_{n}" for n in names] + [f"bidirectional_{n}" for n in names]
+        rows = []
+        for i in range(state.n_tokens):
+            rows.append(
+                [i, state.tokens[i], int(i == state.position), float(leak.causal[i]), float(leak.bidirectional[i])]
+                + [float(v) for v in causal_layers[:, i]]
+                + [float(v) for v in bidi_layers[:, i]]
+            )
+        return header, rows
+
+    # ------------------------------------------------------------------ controls
+    def _fill_at(self, n_layer: int) -> None:
+        current = self.at.currentIndex()
+        self.at.blockSignals(True)
+        self.at.clear()
+        self.at.addItem(tr("leakage.at.final"))
+        self.at.addItem(tr("leakage.at.embeddings"))
+        for layer in range(n_layer):
+            self.at.addItem(tr("leakage.at.layer", layer=layer))
+        self.at.setCurrentIndex(current if 0 <= current < self.at.count() else 0)
+        self.at.blockSignals(False)
+
+    def _fill_replacements(self) -> None:
+        state = self.state
+        p = state.position
+        self.replacement.blockSignals(True)
+        self.replacement.clear()
+        ids: list[int] = []
+        probs: list[float] = []
+        row = p - 1 if p > 0 else None
+        if row is not None and int(state.top_ids[row, 0]) >= 0:
+            ids = [int(i) for i in state.top_ids[row].tolist()]
+            probs = state.top_probs[row].tolist()
+        if state.replacement_id not in ids:
+            ids.insert(0, state.replacement_id)
+            probs.insert(0, float("nan"))
+        texts = state.model.tokenizer.token_texts(ids)
+        for token_id, prob, text in zip(ids, probs, texts):
+            label = text if prob != prob else f"{text}  ({prob:.1%})"  # NaN: not among the guesses
+            self.replacement.addItem(label, token_id)
+        self.replacement.setCurrentIndex(ids.index(state.replacement_id))
+        self.replacement.blockSignals(False)
+
+    def _replacement_chosen(self, index: int) -> None:
+        state = self.state
+        if state is None:
+            return
+        token_id = self.replacement.itemData(index)
+        typed = self.replacement.currentText()
+        if token_id is None or typed != self.replacement.itemText(index):
+            self._typed_word(typed)
+            return
+        self.replacement_requested.emit(state.position, int(token_id))
+
+    def _typed_word(self, word: str) -> None:
+        if self._resolver is None or self.state is None:
+            return
+        token_id, message = self._resolver(word, self.state.position)
+        if token_id is None:
+            self.status_message.emit(message)
+            self.summary.setText(f"<span style='color:#b02020'>{message}</span>")
+            return
+        self.replacement_requested.emit(self.state.position, int(token_id))
+
+    # ------------------------------------------------------------------ rendering
+    def _chosen_values(self) -> tuple[np.ndarray, np.ndarray]:
+        leak = self.state.leakage
+        index = self.at.currentIndex()
+        if index <= 0:
+            return leak.causal.numpy(), leak.bidirectional.numpy()
+        return leak.causal_layers[index - 1].numpy(), leak.bidirectional_layers[index - 1].numpy()
+
+    def _render_bars(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        bp = self.bar_plot.getPlotItem()
+        causal, bidi = self._chosen_values()
+        self.shown_causal, self.shown_bidirectional = causal.copy(), bidi.copy()
+        n, p = len(causal), state.position
+        x = np.arange(n, dtype=float)
+        self.causal_bars.setOpts(x=x - 0.2, height=causal, width=0.38)
+        self.bidi_bars.setOpts(x=x + 0.2, height=bidi, width=0.38)
+        self.edited_region.setRegion((p - 0.5, p + 0.5))
+        for label in self.zero_labels:
+            bp.removeItem(label)
+        self.zero_labels = []
+        top = float(max(causal.max(initial=0.0), bidi.max(initial=0.0), 1e-6))
+        if n <= ZERO_LABEL_LIMIT:
+            for i in np.flatnonzero(causal == 0):
+                label = pg.TextItem(tr("leakage.exact_zero"), color=CAUSAL_COLOUR, anchor=(0, 0.5), angle=90)
+                label.setPos(float(i) - 0.2, top * 0.02)
+                bp.addItem(label)
+                self.zero_labels.append(label)
+        fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
+        bp.setXRange(-0.6, n - 0.4, padding=0)
+        bp.setYRange(0, top * 1.3, padding=0)  # headroom for the legend
+        self._render_summary(causal, bidi)
+
+    def _render_summary(self, causal: np.ndarray, bidi: np.ndarray) -> None:
+        state = self.state
+        p = state.position
+        edit = tr(
+            "leakage.summary.edit",
+            pos=p,
+            old=state.tokens[p],
+            new=state.extras.get("replacement_text", state.replacement_id),
+        )
+        if p == 0:
+            self.summary.setText(f"{edit} {tr('leakage.summary.first')}")
+            return
+        before_c, before_b = causal[:p], bidi[:p]
+        if np.all(before_c == 0):
+            causal_text = tr("leakage.summary.causal_zero", k=p, pos=p)
+        else:
+            causal_text = tr("leakage.summary.causal_leak", pos=p, max=f"{before_c.max():.3g}")
+        bidi_text = tr("leakage.summary.bidirectional", max=fmt_change(float(before_b.max())), mean=fmt_change(float(before_b.mean())))
+        self.summary.setText(f"{edit} {causal_text} {bidi_text}")
+
+    def _render_layers(self) -> None:
+        state = self.state
+        leak = state.leakage
+        maps = {True: leak.causal_layers.numpy().astype(np.float32), False: leak.bidirectional_layers.numpy().astype(np.float32)}
+        rows, n = maps[True].shape
+        hi = float(max(maps[True].max(initial=0.0), maps[False].max(initial=0.0), 1e-6))
+        row_ticks = [(0.5, tr("leakage.emb_short"))] + [(i + 1.5, str(i)) for i in range(rows - 1)]
+        self.heat_bar.setLevels((0.0, hi))
+        for causal, (plot, image, over) in self._heat.items():
+            data = maps[causal]
+            image.setImage(np.ascontiguousarray(data), autoLevels=False, levels=(0.0, hi))
+            image.setRect(QRectF(0, 0, n, rows))
+            over.setImage(hatch_overlay(data == 0), autoLevels=False)
+            over.setRect(QRectF(0, 0, n, rows))
+            plot.getAxis("left").setTicks([row_ticks, []])
+            fit_token_ticks(plot, "bottom", state.tokens)
+            plot.setRange(xRange=(0, n), yRange=(0, rows), padding=0)
+
+    # ------------------------------------------------------------------ hover
+    def _show_hover(self, text: str) -> None:
+        self.hover_text = text
+        self.hover.setText(text)
+
+    def _bar_hover(self, scene_pos) -> None:
+        state = self.state
+        if state is None or not len(self.shown_causal):
+            return
+        vb = self.bar_plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return
+        i = int(round(vb.mapSceneToView(scene_pos).x()))
+        if 0 <= i < len(self.shown_causal):
+            self._show_hover(
+                tr(
+                    "leakage.hover_bar",
+                    pos=i,
+                    token=state.tokens[i],
+                    causal=fmt_change(float(self.shown_causal[i])),
+                    bidirectional=fmt_change(float(self.shown_bidirectional[i])),
+                )
+            )
+
+    def _cell_hover(self, causal, cell, _screen_pos) -> None:
+        state = self.state
+        if state is None or cell is None:
+            return
+        row, col = cell
+        data = state.leakage.causal_layers if causal else state.leakage.bidirectional_layers
+        layer = tr("leakage.at.embeddings") if row == 0 else tr("leakage.at.layer", layer=row - 1)
+        self._show_hover(
+            tr(
+                "leakage.hover_cell",
+                mode=tr("leakage.causal" if causal else "leakage.bidirectional"),
+                layer=layer,
+                pos=col,
+                token=state.tokens[col],
+                value=fmt_change(float(data[row, col])),
+            )
+        )

@@ -1,0 +1,486 @@
+"""Token editor: the text, the GPT-2 tokens it becomes, and the token the learner swaps.
+
+Each token is a chip: its position, its id, and its text with the leading space made
+visible ("␣dog", GPT-2's "Ġdog").  Clicking a chip picks the edited position of the leakage
+diff; a replacement is typed or picked from the model's own top-k predictions for that
+position.  Chips are painted by one widget (not one widget per token) so 1024 tokens stay
+instant.  Text beyond the model's context is highlighted in the text field and the chips
+end with a "cut" marker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QTextEdit,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font
+
+register(
+    {
+        "token_editor.title": {"en": "Tokens", "pt_BR": "Tokens"},
+        "token_editor.explain": {
+            "en": "<b>GPT-2 reads tokens, not words.</b> Each chip: position · id, and the token's text "
+            "(␣ = a leading space, GPT-2's “Ġ”). Click a chip to pick the <b>edited position</b>, then a "
+            "replacement: the Leakage panel measures how much every position changes.",
+            "pt_BR": "<b>O GPT-2 lê tokens, não palavras.</b> Cada ficha: posição · id, e o texto do token "
+            "(␣ = espaço no início, o “Ġ” do GPT-2). Clique numa ficha para escolher a <b>posição editada</b> e "
+            "depois uma substituição: o painel Vazamento mede quanto cada posição muda.",
+        },
+        "token_editor.placeholder": {
+            "en": "Type a sentence… (e.g. The big dog bit the mailman yesterday)",
+            "pt_BR": "Digite uma frase… (ex.: O cachorro grande mordeu o carteiro ontem)",
+        },
+        "token_editor.count": {"en": "{n} tokens", "pt_BR": "{n} tokens"},
+        "token_editor.too_long": {
+            "en": "The text is {total} tokens; {model} reads at most {context}. The last {cut} tokens "
+            "(highlighted in the text) are cut and not analysed.",
+            "pt_BR": "O texto tem {total} tokens; {model} lê no máximo {context}. Os últimos {cut} tokens "
+            "(destacados no texto) são cortados e não entram na análise.",
+        },
+        "token_editor.cut_chip": {"en": "✂ +{cut} cut", "pt_BR": "✂ +{cut} cortados"},
+        "token_editor.empty": {"en": "No tokens yet: type some text.", "pt_BR": "Nenhum token ainda: digite um texto."},
+        "token_editor.replace_label": {
+            "en": "Replace token #{pos} “{token}” by:",
+            "pt_BR": "Trocar o token #{pos} “{token}” por:",
+        },
+        "token_editor.replace_none": {"en": "Click a chip to choose a token.", "pt_BR": "Clique numa ficha para escolher um token."},
+        "token_editor.word_placeholder": {"en": "type a word", "pt_BR": "digite uma palavra"},
+        "token_editor.use_word": {"en": "Use", "pt_BR": "Usar"},
+        "token_editor.current": {
+            "en": "Leakage edit: #{pos} “{token}” → “{replacement}”",
+            "pt_BR": "Edição do vazamento: #{pos} “{token}” → “{replacement}”",
+        },
+        "token_editor.predictions": {
+            "en": "Model's guesses here:",
+            "pt_BR": "Palpites do modelo aqui:",
+        },
+        "token_editor.no_predictions": {
+            "en": "Position 0 has no prediction (nothing comes before it).",
+            "pt_BR": "A posição 0 não tem previsão (nada vem antes dela).",
+        },
+        "token_editor.apply": {"en": "Write into the text", "pt_BR": "Escrever no texto"},
+        "token_editor.bos": {
+            "en": "Start with <|endoftext|> (BOS)",
+            "pt_BR": "Começar com <|endoftext|> (BOS)",
+        },
+        "token_editor.bos_tip": {
+            "en": "GPT-2 was trained on documents separated by <|endoftext|>; putting it first gives the "
+            "“sink” heads their usual target at position 0.",
+            "pt_BR": "O GPT-2 foi treinado com documentos separados por <|endoftext|>; colocá-lo no início dá às "
+            "cabeças “sumidouro” o alvo de costume na posição 0.",
+        },
+        "token_editor.chip_tip": {
+            "en": "position {pos} · id {id} · “{text}”",
+            "pt_BR": "posição {pos} · id {id} · “{text}”",
+        },
+    }
+)
+
+
+@dataclass
+class _Chip:
+    rect: QRect
+    index: int  # -1: the cut marker
+
+
+class ChipView(QWidget):
+    """All tokens as chips, painted by one widget; click selects, arrows move."""
+
+    chip_clicked = Signal(int)
+    PAD_X, PAD_Y, GAP = 6, 3, 4
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.tokens: list[str] = []
+        self.ids: list[int] = []
+        self.cut = 0
+        self.selected = -1
+        self.edited = -1
+        self._chips: list[_Chip] = []
+        self._text_font = monospace_font()
+        self._text_font.setBold(True)
+        self._small_font = QFont(self.font())
+        self._small_font.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.8))
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMouseTracking(False)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+
+    def set_tokens(self, tokens: list[str], ids: list[int], cut: int, selected: int) -> None:
+        self.tokens, self.ids, self.cut = list(tokens), list(ids), int(cut)
+        self.selected = selected
+        self.edited = selected
+        self._relayout()
+
+    def select(self, index: int) -> None:
+        self.selected = index
+        self.update()
+
+    def chip_rect(self, index: int) -> QRect:
+        for chip in self._chips:
+            if chip.index == index:
+                return QRect(chip.rect)
+        return QRect()
+
+    def _chip_size(self, text: str, sub: str, fm_text: QFontMetrics, fm_small: QFontMetrics) -> QSize:
+        w = max(fm_text.horizontalAdvance(text), fm_small.horizontalAdvance(sub)) + 2 * self.PAD_X
+        h = fm_text.height() + fm_small.height() + 2 * self.PAD_Y
+        return QSize(max(w, 28), h)
+
+    def _relayout(self) -> None:
+        fm_text, fm_small = QFontMetrics(self._text_font), QFontMetrics(self._small_font)
+        width = max(100, self.width())
+        x = y = self.GAP
+        row_h = 0
+        chips: list[_Chip] = []
+        entries = [(i, t, f"{i} · {self.ids[i]}") for i, t in enumerate(self.tokens)]
+        if self.cut:
+            entries.append((-1, tr("token_editor.cut_chip", cut=self.cut), ""))
+        for index, text, sub in entries:
+            size = self._chip_size(text, sub, fm_text, fm_small)
+            if x + size.width() > width - self.GAP and x > self.GAP:
+                x = self.GAP
+                y += row_h + self.GAP
+                row_h = 0
+            chips.append(_Chip(QRect(QPoint(x, y), size), index))
+            x += size.width() + self.GAP
+            row_h = max(row_h, size.height())
+        self._chips = chips
+        self.setMinimumHeight(y + row_h + self.GAP if chips else 0)
+        self.update()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        self._relayout()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(400, max(40, self.minimumHeight()))
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pal = self.palette()
+        visible = event.rect()
+        fm_text = QFontMetrics(self._text_font)
+        highlight = pal.color(QPalette.ColorRole.Highlight)
+        for chip in self._chips:
+            if not chip.rect.intersects(visible):
+                continue
+            r = QRectF(chip.rect)
+            if chip.index < 0:
+                painter.setPen(QColor(190, 40, 40))
+                painter.setBrush(QColor(250, 228, 228))
+                painter.drawRoundedRect(r, 5, 5)
+                painter.setFont(self._small_font)
+                painter.drawText(r, Qt.AlignmentFlag.AlignCenter, tr("token_editor.cut_chip", cut=self.cut))
+                continue
+            selected = chip.index == self.selected
+            fill = highlight if selected else pal.color(QPalette.ColorRole.Base)
+            border = QColor(230, 120, 20) if chip.index == self.edited else pal.color(QPalette.ColorRole.Mid)
+            painter.setPen(border)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 5, 5)
+            text_colour = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+            painter.setPen(text_colour)
+            painter.setFont(self._text_font)
+            top = QRectF(r.x(), r.y() + self.PAD_Y, r.width(), fm_text.height())
+            painter.drawText(top, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, self.tokens[chip.index])
+            painter.setFont(self._small_font)
+            sub_colour = QColor(text_colour)
+            sub_colour.setAlpha(170)
+            painter.setPen(sub_colour)
+            bottom = QRectF(r.x(), top.bottom(), r.width(), r.height() - top.height() - self.PAD_Y)
+            painter.drawText(bottom, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, f"{chip.index} · {self.ids[chip.index]}")
+        painter.end()
+
+    def index_at(self, pos: QPoint) -> int | None:
+        for chip in self._chips:
+            if chip.rect.contains(pos):
+                return chip.index
+        return None
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        index = self.index_at(event.position().toPoint())
+        if index is not None and index >= 0:
+            self.selected = index
+            self.update()
+            self.chip_clicked.emit(index)
+        super().mousePressEvent(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        step = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1}.get(event.key())
+        if step and self.tokens:
+            index = min(max(0, (self.selected if self.selected >= 0 else len(self.tokens) - 1) + step), len(self.tokens) - 1)
+            self.selected = index
+            self.update()
+            self.chip_clicked.emit(index)
+            return
+        super().keyPressEvent(event)
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            index = self.index_at(event.pos())
+            if index is not None and index >= 0:
+                QToolTip.showText(event.globalPos(), tr("token_editor.chip_tip", pos=index, id=self.ids[index], text=self.tokens[index]), self)
+            elif index == -1:
+                QToolTip.showText(event.globalPos(), tr("token_editor.cut_chip", cut=self.cut), self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+
+class TokenEditorPanel(Panel):
+    panel_id = "panel.token_editor"
+    title_key = "token_editor.title"
+
+    text_changed = Signal(str)
+    position_requested = Signal(int)
+    replacement_requested = Signal(int, int)  # position, token id
+    apply_requested = Signal()
+    bos_toggled = Signal(bool)
+    status_message = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = None
+        self._resolver = None
+        self.explain = explanation_label(self)
+        # two lines at most when squeezed: a word-wrapped label otherwise asks for the
+        # height of its narrowest layout and the token strip grows a blank band
+        self.explain.setMinimumHeight(self.explain.fontMetrics().lineSpacing() * 2 + 8)
+
+        self.editor = QPlainTextEdit(self)
+        self.editor.setObjectName("token_editor.text")
+        self.editor.setTabChangesFocus(True)
+        self.editor.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.editor.setFixedHeight(QFontMetrics(self.editor.font()).lineSpacing() * 2 + 14)
+        self.editor.textChanged.connect(lambda: self.text_changed.emit(self.editor.toPlainText()))
+
+        self.count = QLabel(self)
+        self.bos = QCheckBox(self)
+        self.bos.toggled.connect(self.bos_toggled)
+        self.message = QLabel(self)
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b02020;")
+        self.message.hide()
+
+        self.chips = ChipView(self)
+        self.chips.chip_clicked.connect(self._chip_clicked)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.chips)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        chip_h = QFontMetrics(self.chips._text_font).height() + QFontMetrics(self.chips._small_font).height() + 2 * ChipView.PAD_Y
+        scroll.setMinimumHeight(chip_h + 2 * ChipView.GAP)
+        scroll.setMaximumHeight(3 * chip_h + 4 * ChipView.GAP + 2)  # three rows, then it scrolls
+        self.chip_scroll = scroll
+
+        self.replace_label = QLabel(self)
+        self.word = QLineEdit(self)
+        self.word.setObjectName("token_editor.word")
+        self.word.setMaximumWidth(180)
+        self.word.returnPressed.connect(self._use_word)
+        self.use_word = QPushButton(self)
+        self.use_word.clicked.connect(self._use_word)
+        self.apply = QPushButton(self)
+        self.apply.clicked.connect(self.apply_requested)
+        self.current = QLabel(self)
+        self.predictions_label = QLabel(self)
+        self.predictions = QListWidget(self)
+        self.predictions.setObjectName("token_editor.predictions")
+        self.predictions.setFlow(QListWidget.Flow.LeftToRight)
+        self.predictions.setWrapping(True)
+        self.predictions.setSpacing(2)
+        self.predictions.setFixedHeight(QFontMetrics(self.font()).height() + 12)
+        self.predictions.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.predictions.itemClicked.connect(self._prediction_clicked)
+
+        top = QHBoxLayout()
+        top.addWidget(self.count)
+        top.addWidget(self.message, 1)
+        top.addWidget(self.bos)
+        replace_row = QHBoxLayout()
+        replace_row.addWidget(self.replace_label)
+        replace_row.addWidget(self.word)
+        replace_row.addWidget(self.use_word)
+        replace_row.addSpacing(12)
+        replace_row.addWidget(self.current, 1)
+        replace_row.addWidget(self.apply)
+        guesses = QHBoxLayout()
+        guesses.addWidget(self.predictions_label)
+        guesses.addWidget(self.predictions, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        layout.setSpacing(3)
+        layout.addWidget(self.explain)
+        layout.addWidget(self.editor)
+        layout.addLayout(top)
+        layout.addWidget(scroll)
+        layout.addLayout(replace_row)
+        layout.addLayout(guesses)
+        layout.addStretch(1)
+        self.retranslate()
+
+    # ------------------------------------------------------------------ API
+    def set_word_resolver(self, resolver) -> None:
+        """``resolver(word, position) -> (token id | None, message)`` (the session's)."""
+        self._resolver = resolver
+
+    def set_text(self, text: str) -> None:
+        """Put ``text`` in the field without re-announcing it (startup, settings, apply)."""
+        if text == self.editor.toPlainText():
+            return
+        self.editor.blockSignals(True)
+        self.editor.setPlainText(text)
+        self.editor.blockSignals(False)
+        self._mark_cut()
+
+    def text(self) -> str:
+        return self.editor.toPlainText()
+
+    def set_bos(self, bos: bool) -> None:
+        self.bos.blockSignals(True)
+        self.bos.setChecked(bool(bos))
+        self.bos.blockSignals(False)
+
+    def show_notice(self, message: str) -> None:
+        self.message.setText(message)
+        self.message.setVisible(bool(message))
+
+    def has_data(self) -> bool:
+        return self.state is not None and bool(self.chips.tokens)
+
+    def retranslate(self) -> None:
+        self.explain.setText(tr("token_editor.explain"))
+        self.editor.setPlaceholderText(tr("token_editor.placeholder"))
+        self.bos.setText(tr("token_editor.bos"))
+        self.bos.setToolTip(tr("token_editor.bos_tip"))
+        self.word.setPlaceholderText(tr("token_editor.word_placeholder"))
+        self.use_word.setText(tr("token_editor.use_word"))
+        self.apply.setText(tr("token_editor.apply"))
+        if self.state is not None:
+            self.show_state(self.state)
+        else:
+            self.count.setText(tr("token_editor.empty"))
+            self.replace_label.setText(tr("token_editor.replace_none"))
+            self.predictions_label.setText("")
+
+    def show_state(self, state) -> None:
+        self.state = state
+        n = state.n_tokens
+        self.count.setText(tr("token_editor.count", n=n))
+        cut = state.original_length - n
+        if cut > 0:
+            self.show_notice(
+                tr("token_editor.too_long", total=state.original_length, model=state.model.name, context=n, cut=cut)
+            )
+        else:
+            self.show_notice("")
+        self.chips.set_tokens(state.tokens, state.ids, cut, state.position)
+        self._mark_cut()
+        self._show_selection(state.position)
+        self._scroll_to(state.position)
+
+    def _scroll_to(self, index: int) -> None:
+        """Keep the edited chip in view (it is the last one by default, at the bottom)."""
+        rect = self.chips.chip_rect(index)
+        if not rect.isNull():
+            self.chip_scroll.ensureVisible(rect.center().x(), rect.center().y(), 0, rect.height())
+
+    # ------------------------------------------------------------------ internals
+    def _mark_cut(self) -> None:
+        """Highlight the characters beyond the model's context in the text field."""
+        selections = []
+        state = self.state
+        if state is not None and state.truncated and state.text == self.editor.toPlainText():
+            kept = int(state.extras.get("kept_chars", len(state.text)))
+            cursor = QTextCursor(self.editor.document())
+            cursor.setPosition(kept)
+            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+            fmt = QTextCharFormat()
+            fmt.setBackground(QColor(250, 205, 205))
+            fmt.setForeground(QColor(120, 120, 120))
+            fmt.setFontStrikeOut(True)
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = cursor
+            sel.format = fmt
+            selections.append(sel)
+        self.editor.setExtraSelections(selections)
+
+    def _show_selection(self, position: int) -> None:
+        state = self.state
+        if state is None or not 0 <= position < state.n_tokens:
+            self.replace_label.setText(tr("token_editor.replace_none"))
+            return
+        self.chips.select(position)
+        self.replace_label.setText(tr("token_editor.replace_label", pos=position, token=state.tokens[position]))
+        if position == state.position:
+            self.current.setText(
+                tr(
+                    "token_editor.current",
+                    pos=position,
+                    token=state.tokens[position],
+                    replacement=state.extras.get("replacement_text", state.replacement_id),
+                )
+            )
+        self.predictions.clear()
+        if position == 0:
+            self.predictions_label.setText(tr("token_editor.no_predictions"))
+            return
+        self.predictions_label.setText(tr("token_editor.predictions"))
+        ids = state.top_ids[position - 1].tolist()
+        probs = state.top_probs[position - 1].tolist()
+        if not ids or ids[0] < 0:
+            return
+        texts = state.model.tokenizer.token_texts([i for i in ids if i >= 0])
+        for token_id, prob, text in zip(ids, probs, texts):
+            item = QListWidgetItem(f"{text}  {prob:.1%}")
+            item.setData(Qt.ItemDataRole.UserRole, int(token_id))
+            item.setToolTip(f"id {token_id}")
+            if token_id == state.ids[position]:
+                item.setForeground(QColor(128, 128, 128))  # the token already there
+            if position == state.position and token_id == state.replacement_id:
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+            self.predictions.addItem(item)
+
+    def _chip_clicked(self, index: int) -> None:
+        self._show_selection(index)
+        self.position_requested.emit(index)
+
+    def _prediction_clicked(self, item: QListWidgetItem) -> None:
+        token_id = item.data(Qt.ItemDataRole.UserRole)
+        if token_id is not None and self.chips.selected >= 0:
+            self.replacement_requested.emit(self.chips.selected, int(token_id))
+
+    def _use_word(self) -> None:
+        if self._resolver is None or self.chips.selected < 0:
+            return
+        token_id, message = self._resolver(self.word.text(), self.chips.selected)
+        if token_id is None:
+            self.show_notice(message)
+            self.status_message.emit(message)
+            return
+        self.show_notice("")
+        self.replacement_requested.emit(self.chips.selected, int(token_id))

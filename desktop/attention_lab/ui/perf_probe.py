@@ -1,0 +1,255 @@
+"""How long the GUI thread stalls while the real window works (run by ``attention-lab bench``).
+
+``python -m attention_lab.ui.perf_probe [--model SPEC] [--reps N] [--kv-tokens N]`` opens
+the main window offscreen, waits for its first analysis, then starts a heartbeat: a
+``QTimer`` firing every few milliseconds on the GUI thread.  Any gap between two beats
+longer than the interval is time the event loop could not run (input, paints, hover).
+The probe records the longest gap while
+
+- ``edit``: the leakage edit changes (debounce, worker computation, every panel redrawn);
+- ``kvbench``: the KV-cache benchmark runs from its panel (live curve updated per token);
+- ``long_text``: a text as long as the model's context (at most 1024 tokens) is analysed
+  and drawn (the head grid at n × n).
+
+It prints one JSON line on stdout; exit 1 when the window never produced an analysis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+LONG_TEXT_TOKENS = 1024
+PASSAGE = (
+    "The big dog bit the mailman yesterday. A transformer reads the whole sentence at once, "
+    "and every head of every layer decides where each word should look. "
+)
+
+
+class Heartbeat:
+    """Beats every ``interval_ms`` on the GUI thread and remembers the longest gap."""
+
+    def __init__(self, interval_ms: int):
+        from PySide6.QtCore import Qt, QTimer
+
+        self.interval_ms = interval_ms
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._beat)
+        self.last = time.perf_counter()
+        self.max_gap = 0.0
+
+    def _beat(self) -> None:
+        now = time.perf_counter()
+        self.max_gap = max(self.max_gap, now - self.last)
+        self.last = now
+
+    def reset(self) -> None:
+        self.last = time.perf_counter()
+        self.max_gap = 0.0
+
+    def start(self) -> None:
+        self.reset()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+
+class StallSampler:
+    """A watchdog thread: while the heartbeat is late, sample where the GUI thread is (diagnostics)."""
+
+    def __init__(self, beat: Heartbeat, late_ms: float = 20.0, every_ms: float = 5.0):
+        import collections
+        import threading
+
+        self.beat = beat
+        self.late = late_ms / 1000.0
+        self.every = every_ms / 1000.0
+        self.main_id = threading.get_ident()
+        self.counts: collections.Counter = collections.Counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="stall-sampler", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+
+    def _run(self) -> None:
+        import traceback
+
+        while not self._stop.wait(self.every):
+            if time.perf_counter() - self.beat.last < self.late:
+                continue
+            frame = sys._current_frames().get(self.main_id)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)
+            # the app's innermost frame (who is responsible) and the innermost frame (what runs)
+            ours = next((f for f in reversed(stack) if "attention_lab" in f.filename and "perf_probe" not in f.filename), None)
+            inner = stack[-1]
+            parts = [f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in (ours, inner) if f is not None]
+            self.counts[" in ".join(dict.fromkeys(parts))] += 1
+
+    def top(self, k: int = 8) -> list[tuple[float, str]]:
+        return [(n * self.every * 1000.0, key) for key, n in self.counts.most_common(k)]
+
+
+def _run_until(signal, timeout_s: float, start: Callable[[], object] | None = None) -> bool:
+    """Run the event loop until ``signal`` fires (True) or ``timeout_s`` passes (False)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    fired = {"yes": False}
+
+    def done(*_args) -> None:
+        fired["yes"] = True
+        loop.quit()
+
+    signal.connect(done)
+    QTimer.singleShot(int(timeout_s * 1000), loop.quit)
+    if start is not None:
+        start()
+    if not fired["yes"]:
+        loop.exec()
+    signal.disconnect(done)
+    return fired["yes"]
+
+
+def _settle(ms: int) -> None:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def _measure(beat: Heartbeat, signal, action: Callable[[], object], timeout_s: float, settle_ms: int) -> tuple[float, float, bool]:
+    """(longest stall in ms, seconds until ``signal``, whether it fired); the settle time after
+    the signal is included so the redraw it triggers is measured too."""
+    beat.reset()
+    start = time.perf_counter()
+    ok = _run_until(signal, timeout_s, action)
+    seconds = time.perf_counter() - start
+    _settle(settle_ms)
+    return beat.max_gap * 1000.0, seconds, ok
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="attention_lab.ui.perf_probe", description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=None, help="model spec (default: the app's default)")
+    parser.add_argument("--reps", type=int, default=3, help="edits / benchmark runs measured (default 3)")
+    parser.add_argument("--kv-tokens", type=int, default=50, help="new tokens of the KV benchmark (default 50)")
+    parser.add_argument("--heartbeat-ms", type=int, default=5)
+    parser.add_argument("--no-long-text", action="store_true", help="skip the context-long text")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for each step")
+    parser.add_argument("--trace-stalls", action="store_true",
+                        help="also report where the GUI thread was while the heartbeat was late (ms sampled, stack)")
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from attention_lab.ui.launch import _configure_plots, _wait_for_first_result, teardown
+    from attention_lab.ui.main_window import MainWindow
+
+    _configure_plots()
+    app = QApplication.instance() or QApplication(["attention-lab-perf-probe"])
+    tmp = tempfile.TemporaryDirectory(prefix="attention-lab-probe-")
+    settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
+    window = None
+    report: dict = {"heartbeat_ms": args.heartbeat_ms}
+    code = 0
+    try:
+        window = MainWindow(settings=settings, model_spec=args.model)
+        window.resize(1600, 1000)
+        window.show()
+        ok, errors = _wait_for_first_result(window, args.timeout)
+        if not ok:
+            print("perf probe: no analysis: " + "; ".join(errors), file=sys.stderr)
+            return 1
+        _settle(500)
+        session = window.session
+        state = window.last_state
+        model = state.model
+        report["model"] = f"{model.name}, {state.n_tokens} tokens"
+        beat = Heartbeat(args.heartbeat_ms)
+        beat.start()
+        sampler = StallSampler(beat) if args.trace_stalls else None
+        if sampler is not None:
+            sampler.start()
+
+        # 1) the leakage edit: a different replacement of the last token each time
+        stalls, seconds = [], []
+        last = state.n_tokens - 1
+        for rep in range(args.reps):
+            token = (state.ids[last] + 1 + rep) % model.lens.config.vocab_size
+            stall, took, fired = _measure(beat, session.state_ready, lambda: session.set_replacement(last, token),
+                                          args.timeout, 300)
+            if not fired:
+                print("perf probe: an edit produced no analysis", file=sys.stderr)
+                code = 1
+            stalls.append(stall)
+            seconds.append(took)
+        report["edit"] = {"max_stall_ms": stalls, "seconds_to_result": seconds}
+
+        # 2) the KV benchmark from its panel
+        panel = window.panels.get("panel.kvbench")
+        if panel is None:
+            report["kvbench"] = {"max_stall_ms": [], "error": "no KV benchmark panel"}
+            code = 1
+        else:
+            panel.new_tokens.setValue(args.kv_tokens)
+            stalls, seconds = [], []
+            for _ in range(args.reps):
+                stall, took, fired = _measure(beat, panel.benchmark_finished, panel.run_benchmark, args.timeout, 300)
+                if not fired:
+                    print("perf probe: the KV benchmark did not finish", file=sys.stderr)
+                    code = 1
+                stalls.append(stall)
+                seconds.append(took)
+            report["kvbench"] = {"max_stall_ms": stalls, "seconds_to_result": seconds, "new_tokens": args.kv_tokens}
+
+        # 3) a text as long as the context: analysis and the n × n head grid
+        if not args.no_long_text:
+            n = min(LONG_TEXT_TOKENS, model.lens.config.n_positions)
+            ids: list[int] = []
+            while len(ids) < n:
+                ids += model.tokenizer.encode(PASSAGE)
+            text = model.tokenizer.decode(ids[:n])
+
+            def long_text() -> None:
+                window.text_panel_set(text)
+                session.set_text(text)  # in case the editor doesn't echo a programmatic change
+
+            stall, took, fired = _measure(beat, session.state_ready, long_text, args.timeout, 1000)
+            if not fired:
+                print("perf probe: the long text produced no analysis", file=sys.stderr)
+                code = 1
+            report["long_text"] = {"max_stall_ms": [stall], "seconds_to_result": [took],
+                                   "tokens": window.last_state.n_tokens if window.last_state else None}
+        beat.stop()
+        if sampler is not None:
+            sampler.stop()
+            report["stall_samples"] = sampler.top()
+    finally:
+        teardown(app, window)
+        window = None
+        tmp.cleanup()
+    print(json.dumps(report))
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

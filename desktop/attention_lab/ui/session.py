@@ -1,0 +1,347 @@
+"""The controller between the window and the worker: what is being analysed, and with which model.
+
+It owns the current :class:`~attention_lab.core.models.LoadedModel`, the text, the shown
+layer, the head grid's mode, the leakage edit (position + replacement) and the BOS switch.
+Edits are debounced (150 ms) and become "analysis" jobs on the worker; the finished
+:class:`~attention_lab.ui.state.AnalysisState` comes back through :attr:`state_ready`.
+Model switches are "model" jobs on the same worker; a failed load keeps the previous model.
+Explicit downloads run on a second, download-only worker so a slow network never blocks
+the analysis.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from attention_lab.ui.compute import AnalysisRequest, EmptyTextError, compute_analysis
+from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.worker import InferenceWorker, Job
+
+register(
+    {
+        "session.empty_text": {
+            "en": "Type some text to analyse: the panels show the last analysis until then.",
+            "pt_BR": "Digite um texto para analisar: os painéis mostram a última análise até lá.",
+        },
+        "session.no_model": {
+            "en": "No model is loaded: open a model folder or choose one in the File menu.",
+            "pt_BR": "Nenhum modelo carregado: abra uma pasta de modelo ou escolha um no menu Arquivo.",
+        },
+        "session.model_failed": {
+            "en": "Could not load the model “{spec}”: {reason}",
+            "pt_BR": "Não foi possível carregar o modelo “{spec}”: {reason}",
+        },
+        "session.model_kept": {
+            "en": "The previous model, {name}, is still active.",
+            "pt_BR": "O modelo anterior, {name}, continua ativo.",
+        },
+        "session.analysis_failed": {
+            "en": "The analysis failed: {reason}",
+            "pt_BR": "A análise falhou: {reason}",
+        },
+        "session.download_failed": {
+            "en": "The download of “{repo}” failed: {reason}",
+            "pt_BR": "O download de “{repo}” falhou: {reason}",
+        },
+        "session.download_cancelled": {
+            "en": "Download of “{repo}” cancelled; nothing was kept.",
+            "pt_BR": "Download de “{repo}” cancelado; nada foi guardado.",
+        },
+        "session.replacement_empty": {
+            "en": "Type a word to put in place of the token.",
+            "pt_BR": "Digite uma palavra para colocar no lugar do token.",
+        },
+        "session.replacement_many": {
+            "en": "“{word}” is {count} tokens ({pieces}); the leakage test swaps exactly one token: "
+            "pick a shorter word or one from the list.",
+            "pt_BR": "“{word}” tem {count} tokens ({pieces}); o teste de vazamento troca exatamente um token: "
+            "escolha uma palavra mais curta ou uma da lista.",
+        },
+    }
+)
+
+DEBOUNCE_MS = 150
+DOWNLOAD_PROGRESS_EVERY_S = 0.1
+
+
+def _load(spec: str):
+    from attention_lab.core.models import load_model
+
+    return load_model(spec)
+
+
+class Session(QObject):
+    state_ready = Signal(object)  # AnalysisState
+    busy = Signal(bool)
+    error = Signal(str, str)  # message, details
+    notice = Signal(str)  # an input problem that needs no dialog (empty text…)
+    model_changed = Signal(object)  # LoadedModel
+    model_loading = Signal(str)  # spec
+    model_failed = Signal(str, str)  # spec, reason
+    download_progress = Signal(int, int, str)  # bytes done, bytes total (0 = unknown), file
+    download_finished = Signal(bool, str)  # ok, message
+
+    def __init__(
+        self,
+        worker: InferenceWorker,
+        *,
+        download_worker: InferenceWorker | None = None,
+        debounce_ms: int = DEBOUNCE_MS,
+        parent: QObject | None = None,
+    ):
+        super().__init__(parent)
+        self.worker = worker
+        self.download_worker = download_worker
+        self.fetcher: Callable | None = None  # tests inject a fake download fetcher
+        self.model: Any = None
+        self.text = ""
+        self.layer = 0
+        self.causal = True
+        self.position: int | None = None  # None: follow the last token
+        self.replacement_id: int | None = None  # None: the model's best guess
+        self.bos = False
+        self.state = None  # the AnalysisState on display
+        self._next_id = 0
+        self._analysis_job: Job | None = None
+        self._download_job: Job | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(debounce_ms)
+        self._timer.timeout.connect(self.analyse_now)
+        worker.busy_changed.connect(self.busy)
+
+    # ------------------------------------------------------------------ inputs
+    def set_text(self, text: str) -> None:
+        if text == self.text:
+            return
+        self.text = text
+        self._schedule()
+
+    def set_layer(self, layer: int) -> None:
+        layer = int(layer)
+        if self.model is not None:
+            layer = min(max(0, layer), self.model.lens.config.n_layer - 1)
+        if layer == self.layer:
+            return
+        self.layer = layer
+        self._schedule()
+
+    def set_causal(self, causal: bool) -> None:
+        """The head grid's mode: both modes are in every state, so no recomputation."""
+        causal = bool(causal)
+        if causal == self.causal:
+            return
+        self.causal = causal
+        if self.state is not None:
+            self.state = dataclasses.replace(self.state, causal=causal)
+            self.state_ready.emit(self.state)
+
+    def set_position(self, position: int | None) -> None:
+        """The edited position of the leakage diff (None: the last token)."""
+        if self.state is not None and position is not None and position >= self.state.n_tokens - 1:
+            position = None  # the last token: keep following it as the text grows
+        if position == self.position:
+            return
+        self.position = position
+        self.replacement_id = None
+        self._schedule()
+
+    def set_replacement(self, position: int | None, token_id: int) -> None:
+        if self.state is not None and position is not None and position >= self.state.n_tokens - 1:
+            position = None
+        if position == self.position and token_id == self.replacement_id:
+            return
+        self.position = position
+        self.replacement_id = int(token_id)
+        self._schedule()
+
+    def set_bos(self, bos: bool) -> None:
+        bos = bool(bos)
+        if bos == self.bos:
+            return
+        shift = 1 if bos else -1  # keep pointing at the same token
+        if self.position is not None:
+            self.position = max(0, self.position + shift)
+        self.bos = bos
+        self._schedule()
+
+    def replacement_from_word(self, word: str, position: int | None = None) -> tuple[int | None, str]:
+        """The single token for a typed word (id, "") or (None, why not).
+
+        A leading space is added when the replaced token has one (GPT-2 spells " dog" and
+        "dog" differently), unless the learner typed one.
+        """
+        if self.model is None:
+            return None, tr("session.no_model")
+        if not word.strip():
+            return None, tr("session.replacement_empty")
+        tok = self.model.tokenizer
+        state = self.state
+        if state is not None and not word.startswith(" "):
+            pos = state.position if position is None else position
+            if 0 <= pos < len(state.tokens) and state.tokens[pos].startswith("␣"):
+                word = " " + word
+        ids = tok.encode(word)
+        if len(ids) != 1:
+            pieces = " + ".join(tok.token_texts(ids))
+            return None, tr("session.replacement_many", word=word.strip(), count=len(ids), pieces=pieces)
+        return ids[0], ""
+
+    def apply_replacement(self) -> None:
+        """Write the leakage edit into the text: the replaced token becomes part of it."""
+        state = self.state
+        if state is None or self.model is None:
+            return
+        ids = list(state.ids)
+        ids[state.position] = state.replacement_id
+        if state.extras.get("bos"):
+            ids = ids[1:]
+        kept = state.extras.get("kept_chars", len(state.text))
+        self.text = self.model.tokenizer.decode(ids) + state.text[kept:]
+        self.replacement_id = None
+        self.analyse_now()
+
+    # ------------------------------------------------------------------ analysis
+    def _schedule(self) -> None:
+        self._timer.start()  # restarts: rapid edits coalesce into one request
+
+    @property
+    def pending(self) -> bool:
+        """An edit is waiting for its debounce or its result."""
+        job = self._analysis_job
+        return self._timer.isActive() or (job is not None and not job.done)
+
+    def analyse_now(self) -> Job | None:
+        self._timer.stop()
+        if self.model is None or self.worker.is_shut_down:
+            return None
+        if not self.text:
+            self.worker.cancel("analysis")
+            self.notice.emit(tr("session.empty_text"))
+            return None
+        self._next_id += 1
+        request = AnalysisRequest(
+            request_id=self._next_id,
+            text=self.text,
+            layer=self.layer,
+            causal=self.causal,
+            position=self.position,
+            replacement_id=self.replacement_id,
+            bos=self.bos,
+        )
+        self._analysis_job = self.worker.submit(
+            "analysis", compute_analysis, self.model, request, on_result=self._on_state, on_error=self._on_analysis_error
+        )
+        return self._analysis_job
+
+    def _on_state(self, state) -> None:
+        if state.request_id != self._next_id:
+            return  # a newer request was made after this one started: it is on its way
+        if state.causal != self.causal:
+            state = dataclasses.replace(state, causal=self.causal)
+        self.layer = state.layer
+        self.state = state
+        self.state_ready.emit(state)
+
+    def _on_analysis_error(self, exc: BaseException, details: str) -> None:
+        if isinstance(exc, EmptyTextError):
+            self.notice.emit(tr("session.empty_text"))
+            return
+        self.error.emit(tr("session.analysis_failed", reason=_one_line(exc)), details)
+
+    # ------------------------------------------------------------------ models
+    def load_model(self, spec: str) -> Job | None:
+        """Load ``spec`` on the worker; on success it becomes the model and the text is re-analysed."""
+        if self.worker.is_shut_down:
+            return None
+        spec = str(spec)
+        self.model_loading.emit(spec)
+        return self.worker.submit(
+            "model",
+            _load,
+            spec,
+            on_result=self._on_model_loaded,
+            on_error=lambda exc, details: self._on_model_error(spec, exc, details),
+        )
+
+    def set_model(self, model) -> None:
+        """Make an already loaded model current (also used by tests)."""
+        self._on_model_loaded(model)
+
+    def _on_model_loaded(self, model) -> None:
+        previous = self.model
+        self.model = model
+        self.layer = min(self.layer, model.lens.config.n_layer - 1)
+        if previous is None or previous.tokenizer.vocab_size != model.tokenizer.vocab_size:
+            self.replacement_id = None
+        self.model_changed.emit(model)
+        self.analyse_now()
+
+    def _on_model_error(self, spec: str, exc: BaseException, details: str) -> None:
+        reason = _one_line(exc)
+        message = tr("session.model_failed", spec=spec, reason=reason)
+        if self.model is not None:
+            message += " " + tr("session.model_kept", name=self.model.name)
+        self.model_failed.emit(spec, reason)
+        self.error.emit(message, details)
+
+    def download(self, repo_id: str) -> Job | None:
+        """Download ``repo_id`` (explicit user action), then load it."""
+        worker = self.download_worker or self.worker
+        if worker.is_shut_down:
+            return None
+        fetcher = self.fetcher
+
+        def run(repo: str, progress, cancel):
+            from attention_lab.core.models import download_model
+
+            last = [0.0, ""]
+
+            def report(done: int, total: int, name: str) -> None:
+                now = time.monotonic()
+                if name != last[1] or now - last[0] >= DOWNLOAD_PROGRESS_EVERY_S or (total and done >= total):
+                    last[0], last[1] = now, name
+                    progress((done, total, name))
+
+            return download_model(repo, fetcher=fetcher, progress=report, cancel=cancel)
+
+        self._download_job = worker.submit(
+            "download",
+            run,
+            repo_id,
+            on_result=lambda path: self._on_downloaded(repo_id, path),
+            on_error=lambda exc, details: self._on_download_error(repo_id, exc, details),
+            on_progress=lambda p: self.download_progress.emit(int(p[0]), int(p[1]), str(p[2])),
+            on_cancelled=lambda: self.download_finished.emit(False, tr("session.download_cancelled", repo=repo_id)),
+        )
+        return self._download_job
+
+    def cancel_download(self) -> None:
+        if self._download_job is not None:
+            self._download_job.cancel()
+
+    def _on_downloaded(self, repo_id: str, path) -> None:
+        self.download_finished.emit(True, str(path))
+        self.load_model(str(path))
+
+    def _on_download_error(self, repo_id: str, exc: BaseException, details: str) -> None:
+        message = tr("session.download_failed", repo=repo_id, reason=_one_line(exc))
+        self.download_finished.emit(False, message)
+        self.error.emit(message, details)
+
+    # ------------------------------------------------------------------ teardown
+    def shutdown(self, timeout: float = 1.5) -> bool:
+        self._timer.stop()
+        ok = self.worker.shutdown(timeout)
+        if self.download_worker is not None:
+            ok = self.download_worker.shutdown(max(0.1, timeout / 3)) and ok
+        return ok
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

@@ -1,0 +1,101 @@
+"""A screenshot of the window with the Lab tour open on one step, once its fact is measured.
+
+``python -m attention_lab.ui.tour_screenshot FILE [--model SPEC] [--lang en|pt_BR]
+[--step N|KEY] [--benchmark] [--size 1600x1000]``
+
+``attention-lab --screenshot`` grabs the window as soon as the first analysis lands; the
+tour's fact is measured after that, so this waits for it (and, with ``--benchmark`` on
+step 5, for the benchmark the learner would start).  Fresh settings in a temporary
+folder, like ``--screenshot``.  Run it under ``xvfb-run -a -s "-screen 0 1600x1000x24"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
+
+TIMEOUT_S = 300.0
+
+
+def _wait(app, predicate, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        app.processEvents()
+        time.sleep(0.02)  # a script, not a test: polling the event loop is fine here
+    return True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m attention_lab.ui.tour_screenshot")
+    parser.add_argument("file")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--lang", choices=("en", "pt_BR"), default="en")
+    parser.add_argument("--step", default="1", help="step number (from 1) or key")
+    parser.add_argument("--benchmark", action="store_true", help="on step 5, press “Run the benchmark” first")
+    parser.add_argument("--size", default="1600x1000")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from attention_lab.ui import launch
+
+    launch._configure_plots()
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    from attention_lab.ui.main_window import MainWindow
+
+    tmp = tempfile.TemporaryDirectory(prefix="attention-lab-tour-")
+    settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
+    settings.setValue("tour/offered", True)  # the screenshot shows the tour, not the offer to take it
+    window = None
+    code = 1
+    try:
+        window = MainWindow(settings=settings, model_spec=args.model, language=args.lang)
+        window.resize(width, height)
+        window.show()
+        ok, errors = launch._wait_for_first_result(window, TIMEOUT_S)
+        if not ok:
+            print("tour screenshot: no analysis: " + "; ".join(errors), file=sys.stderr)
+            return 1
+        dock = window.tour
+        step = int(args.step) - 1 if args.step.isdigit() else args.step
+        dock.progress.goto(step)
+        window.findChild(type(dock.menu_action), "action.tour").trigger()
+        if not _wait(app, lambda: dock.fact_ready and not window.session.pending, TIMEOUT_S):
+            print("tour screenshot: the step's fact never arrived", file=sys.stderr)
+            return 1
+        if args.benchmark and dock.step.offers_benchmark:
+            kv = window.panels["panel.kvbench"]
+            dock.run_button.click()
+            if not _wait(app, lambda: kv.result() is not None and not kv.running, TIMEOUT_S):
+                print("tour screenshot: the benchmark did not finish", file=sys.stderr)
+                return 1
+            _wait(app, lambda: dock.fact_ready and dock.fact.key == "kvcache.done", TIMEOUT_S)
+        launch._settle(app, 600)
+        path = Path(args.file)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not window.grab().save(str(path), "PNG"):
+            print(f"tour screenshot: could not write {path}", file=sys.stderr)
+            return 1
+        print(f"tour screenshot: {path} ({window.width()}x{window.height()}), step {dock.progress.index + 1}: {dock.fact_text()}")
+        code = 0
+    finally:
+        stopped = launch.teardown(app, window)
+        tmp.cleanup()
+        if not stopped:
+            code = code or 1
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

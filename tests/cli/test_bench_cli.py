@@ -1,0 +1,135 @@
+"""``attention-lab bench``: runs on a tiny model and reports every row and field.
+
+No timed assertions: the numbers depend on the machine.  What is checked is that every
+row of issue 6's table is there, with its ratio and verdict (or a note saying why not),
+and that bad flags are one line on stderr with exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ROW_IDS = {
+    "forward_attentions",
+    "edit_update",
+    "edit_update_middle",
+    "edit_scaling",
+    "generate_50",
+    "kv_speedup_50",
+    "kv_speedup_200",
+    "startup",
+    "gui_stall_edit",
+    "gui_stall_kvbench",
+    "gui_stall_long_text",
+    "peak_memory_32",
+    "peak_memory_1024",
+}
+IN_PROCESS = {"forward_attentions", "edit_update", "edit_update_middle", "edit_scaling", "generate_50",
+              "kv_speedup_50", "kv_speedup_200"}
+ROW_FIELDS = {"id", "model", "figure", "compared_with", "goal", "unit", "tokens", "ours", "theirs", "ratio",
+              "verdict", "note", "ours_samples", "theirs_samples", "details"}
+VERDICTS = {"met", "not met", "reported", "skipped", "failed"}
+
+
+def _bench(*args: str, timeout: float = 850) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "desktop")
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    env.setdefault("OMP_NUM_THREADS", "1")  # a shared CI box: keep torch from oversubscribing it
+    return subprocess.run([sys.executable, "-m", "attention_lab", "bench", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=str(ROOT))
+
+
+@pytest.fixture(scope="module")
+def report(tiny_checkpoint):
+    out = _bench("--json", "--quick", "--reps", "1", "--model", str(tiny_checkpoint))
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 1, out.stdout[-2000:]  # one JSON object, nothing else on stdout
+    return json.loads(lines[0])
+
+
+def test_every_row_is_reported(report):
+    assert {"command", "machine", "settings", "notes", "rows"} <= set(report)
+    ids = {row["id"] for row in report["rows"]}
+    assert ids == ROW_IDS
+    for row in report["rows"]:
+        assert set(row) == ROW_FIELDS, row["id"]
+        assert row["verdict"] in VERDICTS, row
+        assert row["figure"] and row["goal"] and row["model"]
+        if row["verdict"] in ("skipped", "failed"):
+            assert row["note"], f"{row['id']}: a row that wasn't measured must say why"
+        else:
+            assert row["ours"] is not None and row["ratio"] is not None, row["id"]
+            assert row["ratio"] > 0
+
+
+def test_in_process_rows_are_measured_side_by_side(report):
+    rows = [r for r in report["rows"] if r["id"] in IN_PROCESS]
+    for row in rows:
+        assert row["verdict"] in ("met", "not met", "reported"), row
+        assert len(row["ours_samples"]) >= 1
+        if row["id"].startswith("kv_speedup"):
+            assert row["details"]["identical"] is True  # cache and no cache generate the same ids
+        else:
+            assert len(row["theirs_samples"]) == len(row["ours_samples"])
+            ratio = row["theirs"] / row["ours"] if row["id"] == "generate_50" else row["ours"] / row["theirs"]
+            assert row["ratio"] == pytest.approx(ratio)
+    generate = next(r for r in rows if r["id"] == "generate_50")
+    assert generate["details"]["identical_to_transformers"] is True  # same greedy tokens as transformers
+    scaling = [r for r in rows if r["id"] == "edit_scaling"]
+    assert [r["tokens"] for r in scaling] == sorted(r["tokens"] for r in scaling) and len(scaling) >= 2
+    assert report["settings"]["reps"] == 1 and report["settings"]["quick"] is True
+
+
+def test_memory_rows_compare_with_the_weights(report):
+    for row in (r for r in report["rows"] if r["id"].startswith("peak_memory")):
+        if row["verdict"] in ("met", "not met"):
+            assert row["unit"] == "MB"
+            assert row["ours"] > row["theirs"] > 0  # the process holds at least its weights
+            assert row["details"]["peak_mb"] == row["ours"]
+
+
+def test_text_table_lists_every_row(report):
+    from attention_lab.core.bench import render_text
+
+    text = render_text(report)
+    table = [line for line in text.splitlines() if line.startswith("| ")]
+    assert table[0].startswith("| figure |")
+    assert len(table) == 1 + len(report["rows"])
+    for line, row in zip(table[1:], report["rows"]):
+        assert row["verdict"] in line and row["goal"] in line
+
+
+def test_bench_groups_agree_with_the_command_line():
+    from attention_lab import app
+    from attention_lab.core import bench
+
+    assert app.BENCH_GROUPS == bench.ROW_GROUPS
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--reps", "0"], "--reps"),
+        (["--reps", "many"], "--reps"),
+        (["--skip", "everything"], "--skip"),
+        (["--threads", "0"], "--threads"),
+        (["--no-such-flag"], "unrecognized"),
+        (["--model", "/no/such/folder/anywhere"], "/no/such/folder"),  # the one case that loads torch
+    ],
+)
+def test_bad_flags_are_one_line_and_exit_2(args, expected):
+    out = _bench(*args, "--quick", timeout=600)
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], out.stderr
+    assert "Traceback" not in out.stderr
+    assert out.stdout == ""

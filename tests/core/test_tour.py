@@ -1,0 +1,264 @@
+"""The Lab tour's core: step order, the progress state machine, and every step's measured fact.
+
+Facts are checked against direct computations on the tiny random-weight checkpoint, so a
+canned or mis-wired number fails here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from attention_lab.core import analysis
+from attention_lab.core.kvbench import run_kv_benchmark
+from attention_lab.core.lab import SEED_TEXT
+from attention_lab.core.tour import (
+    FACTS,
+    STEP_KEYS,
+    STEPS,
+    TourContext,
+    TourProgress,
+    compute_fact,
+    head_reach,
+)
+
+
+@pytest.fixture(scope="module")
+def model(tiny_checkpoint):
+    from attention_lab.core.models import load_model
+
+    return load_model(str(tiny_checkpoint))
+
+
+@pytest.fixture(scope="module")
+def ctx(model) -> TourContext:
+    return TourContext.from_model(model, SEED_TEXT)
+
+
+# ---------------------------------------------------------------------------- the steps
+def test_the_five_lab_steps_come_in_order_with_the_three_prose_points_between():
+    lab = [s.lab_step for s in STEPS if s.lab_step is not None]
+    assert lab == [1, 2, 3, 4, 5]
+    assert len(STEPS) == 8
+    assert {s.key for s in STEPS if s.lab_step is None} == {"why_inf", "multihead_cost", "wo_mixes"}
+    order = list(STEP_KEYS)
+    # each prose point sits next to the lab step it explains
+    assert order.index("why_inf") == order.index("mask") + 1
+    assert order.index("maps") < order.index("multihead_cost") < order.index("wo_mixes") < order.index("leakage")
+    assert set(FACTS) == set(STEP_KEYS)
+    # only step 5 offers the benchmark, and the portrait is of layer 0 as in the chapter
+    assert [s.key for s in STEPS if s.offers_benchmark] == ["kvcache"]
+    assert next(s for s in STEPS if s.key == "portrait").layer == 0
+
+
+# ---------------------------------------------------------------------------- the state machine
+def test_next_and_back_stay_within_bounds_and_next_on_the_last_step_finishes():
+    p = TourProgress()
+    assert p.index == 0 and p.at_start and not p.finished
+    assert p.back() is False and p.index == 0
+    for i in range(1, len(STEPS)):
+        assert p.next() is True
+        assert p.index == i
+    assert p.at_end and not p.finished
+    assert p.next() is True and p.finished and p.index == len(STEPS) - 1
+    assert p.next() is False  # already finished: nothing changes
+    assert p.back() is True and p.index == len(STEPS) - 2 and not p.finished
+
+
+def test_goto_by_index_or_key_and_rejects_unknown_steps():
+    p = TourProgress()
+    p.goto("leakage")
+    assert p.step.key == "leakage"
+    p.goto(0)
+    assert p.step.key == "mask"
+    with pytest.raises(ValueError):
+        p.goto(len(STEPS))
+    with pytest.raises(ValueError):
+        p.goto("nonsense")
+    p.goto(7)
+    p.next()
+    assert p.finished
+    p.restart()
+    assert p.index == 0 and not p.finished
+
+
+def test_progress_round_trips_through_a_dict_and_json():
+    p = TourProgress()
+    p.goto("portrait")
+    data = json.loads(json.dumps(p.to_dict()))
+    q = TourProgress.from_dict(data)
+    assert (q.index, q.step.key, q.finished) == (p.index, "portrait", False)
+    p.goto(len(STEPS) - 1)
+    p.next()
+    q = TourProgress.from_dict(p.to_dict())
+    assert q.finished and q.at_end
+
+
+def test_resume_from_a_saved_dict_as_qsettings_returns_it():
+    # the INI backend gives strings back; the key wins over a stale index
+    q = TourProgress.from_dict({"step": "wo_mixes", "index": "2", "finished": "false"})
+    assert q.step.key == "wo_mixes" and not q.finished
+    q = TourProgress.from_dict({"step": None, "index": "5", "finished": "true"})
+    assert q.index == 5 and q.finished
+    for junk in (None, {}, {"step": 3, "index": "x"}, {"index": 99}, {"index": -1}, "garbage"):
+        q = TourProgress.from_dict(junk)  # type: ignore[arg-type]
+        assert q.index == 0 and not q.finished
+
+
+# ---------------------------------------------------------------------------- the facts
+def test_mask_fact_counts_the_triangle_and_measures_exact_zero_on_the_future(ctx, model):
+    fact = compute_fact("mask", ctx)
+    n = len(model.tokenizer.encode(SEED_TEXT))
+    assert fact.key == "mask"
+    v = fact.values
+    assert (v["n"], v["cells"], v["allowed"], v["forbidden"]) == (n, n * n, n * (n + 1) // 2, n * (n - 1) // 2)
+    assert v["future_weight"] == 0.0  # e^−∞ = 0, exactly
+    assert 0 <= v["row_error"] < 1e-5
+    assert v["heads"] == model.lens.config.n_head
+    assert fact.block is not None and fact.block.count("\n") == min(n, 8)  # header + one row per token
+    assert "." in fact.block and fact.block.splitlines()[1].count(".") == min(n, 8) - 1
+
+
+def test_why_inf_fact_matches_the_mask_mode_report(ctx, model):
+    fact = compute_fact("why_inf", ctx)
+    assert fact.key == "why_inf"
+    v = fact.values
+    replacement = ctx.replacement()
+    rows = {r.mode: r for r in analysis.mask_mode_report(model.lens, ctx.ids, 0, ctx.n - 1, replacement)}
+    assert v["inf_future"] == 0.0 and v["inf_leak"] == 0.0
+    assert v["zero_future"] == rows["zero-score"].future_weight > 0.01  # e⁰ = 1: the future gets weight
+    assert v["zero_leak"] == rows["zero-score"].max_leak_before > 0
+    assert v["after_error"] == rows["zero-after-softmax"].max_row_sum_error > 0.01  # rows no longer sum to 1
+    assert v["e9_future"] == 0.0 and v["finfo_future"] == 0.0
+    assert v["pos"] == ctx.n - 1 and v["new"] == model.tokenizer.token_texts([replacement])[0]
+
+
+def test_maps_fact_compares_causal_and_bidirectional(ctx, model):
+    fact = compute_fact("maps", ctx)
+    v = fact.values
+    assert v["causal_future"] == 0.0 and v["causal_share_pct"] == 0.0 and v["first_self"] == 1.0
+    out = model.lens(ctx.ids, causal=False, keep_attentions=[0], keep_hidden=False, compute_logits=False)
+    bidir = out.attentions[0][0].double()
+    n = ctx.n
+    future = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    share = (bidir * future).sum(-1)[:, : n - 1].mean(-1)
+    assert v["bidir_head"] == int(share.argmax())
+    assert v["bidir_max_pct"] == pytest.approx(float(share.max()))
+    assert v["bidir_mean_pct"] == pytest.approx(float(share.mean()))
+    assert 0 < v["bidir_mean_pct"] < 1
+
+
+def test_multihead_cost_fact_counts_the_models_real_parameters(ctx, model):
+    fact = compute_fact("multihead_cost", ctx)
+    v = fact.values
+    cfg = model.lens.config
+    d, h = cfg.n_embd, cfg.n_head
+    layer = model.lens.weights.layers[0]
+    assert (v["heads"], v["dk"], v["n"]) == (h, cfg.head_dim, ctx.n)  # from the reshape's real output
+    assert v["width"] == h * cfg.head_dim == d
+    assert v["c_attn"] == layer.c_attn_w.numel() + layer.c_attn_b.numel() == d * 3 * d + 3 * d
+    assert v["c_proj"] == d * d + d
+    assert v["per_layer"] == v["single"]  # H heads × d_k costs what 1 head × d costs
+    assert v["multiplied"] == d * 3 * h * d + 3 * h * d + h * d * d + d
+    assert v["ratio"] == pytest.approx(v["multiplied"] / v["per_layer"]) and v["ratio"] > h - 1
+    assert v["total"] == cfg.n_layer * v["per_layer"]
+    assert v["score_macs"] == v["single_score_macs"] == ctx.n * ctx.n * d
+
+
+def test_wo_fact_counts_the_dimensions_each_head_reaches(ctx, model):
+    cfg = model.lens.config
+    fact = compute_fact("wo_mixes", ctx)
+    v = fact.values
+    # with c_proj a head reaches every output dimension; without it exactly its own d_k slice
+    assert fact.key == "wo_mixes"
+    assert v["with_min"] == v["with_max"] == cfg.n_embd
+    assert v["without_min"] == v["without_max"] == cfg.head_dim
+    assert v["identity_outside_pct"] == 0.0
+    assert 0.5 < v["outside_pct"] < 1.0
+    reach = head_reach(model.lens, ctx.ids, 1)  # another layer: the residual stream entering it
+    assert len(reach) == cfg.n_head
+    for r in reach:
+        assert r.dims_identity == cfg.head_dim and r.outside_identity == 0.0
+        assert r.dims_with_wo == cfg.n_embd
+        assert (r.slice_lo, r.slice_hi) == (r.head * cfg.head_dim, (r.head + 1) * cfg.head_dim - 1)
+
+
+def test_wo_identity_really_is_the_attention_block_without_c_proj(ctx, model):
+    """The block lens behind the W^O fact reproduces the real model's attention output."""
+    from attention_lab.core.tour import _block_lens, _block_output
+
+    block, positions = _block_lens(model.lens, ctx.ids, 1)
+    out = _block_output(block, positions, identity=False) - block.weights.wte  # attention block alone
+    full = model.lens(ctx.ids, keep_attentions=False, keep_hidden=True, compute_logits=False)
+    h1 = full.hidden_states[0, 1]
+    # h2 = h1 + attn + mlp: recompute the MLP on h1 + attn and compare
+    lw = model.lens.weights.layers[1]
+    x = h1 + out
+    m = torch.nn.functional.layer_norm(x, (x.shape[-1],), lw.ln_2_w, lw.ln_2_b, model.lens.config.layer_norm_epsilon)
+    m = torch.nn.functional.gelu(m @ lw.c_fc_w + lw.c_fc_b, approximate="tanh") @ lw.mlp_proj_w + lw.mlp_proj_b
+    torch.testing.assert_close(x + m, full.hidden_states[0, 2], atol=1e-5, rtol=1e-5)
+
+
+def test_leakage_fact_is_exact_zero_before_the_edit_and_not_without_the_mask(ctx, model):
+    fact = compute_fact("leakage", ctx)
+    assert fact.key == "leakage"
+    v = fact.values
+    replacement = ctx.replacement()
+    direct = analysis.leakage(model.lens, ctx.ids, ctx.n - 1, replacement)
+    assert v["causal_max"] == 0.0 and v["causal_layers_max"] == 0.0
+    assert v["bidir_first"] == float(direct.bidirectional[0]) > 0
+    assert v["bidir_max"] == direct.bidirectional_max_before
+    assert v["before"] == f"0–{ctx.n - 2}"
+    first = compute_fact("leakage", TourContext.from_model(model, SEED_TEXT, position=0))
+    assert first.key == "leakage.first" and first.values["bidir_after"] > 0
+
+
+def test_portrait_fact_names_heads_by_role_with_their_numbers(ctx, model):
+    out = model.lens(ctx.ids, keep_attentions=[0], keep_hidden=False, compute_logits=False)
+    stats = analysis.head_portrait(out.attentions[0][0])
+    fact = compute_fact("portrait", ctx)
+    v = fact.values
+    near = min(stats, key=lambda s: abs(s.mean_distance - 1))
+    focus = min(stats, key=lambda s: s.entropy)
+    assert (v["near_head"], v["near_distance"]) == (near.head, near.mean_distance)
+    assert (v["focus_head"], v["focus_entropy"], v["focus_sink_pct"]) == (focus.head, focus.entropy, focus.sink_mass)
+    assert v["n_positional"] == sum(s.role == "previous-token" for s in stats)
+    assert v["n_sinks"] == sum(s.role == "sink" for s in stats)
+    # loosened thresholds name heads, each listed with its own numbers
+    loose = analysis.RoleThresholds(sink=0.0)
+    named = compute_fact("portrait", TourContext.from_model(model, SEED_TEXT, thresholds=loose))
+    item_key, items = named.lists["sinks"]
+    assert item_key == "sink" and len(items) == len(stats)
+    by_head = {s.head: s for s in stats}
+    for item in items:
+        assert item["sink_pct"] == by_head[item["head"]].sink_mass
+
+
+def test_kv_fact_gives_the_speedup_only_after_the_benchmark_ran(ctx, model):
+    pending = compute_fact("kvcache", ctx)
+    assert pending.key == "kvcache.pending"
+    assert "speedup" not in pending.values
+    assert pending.values["causal_kv_max"] == 0.0
+    assert pending.values["bidir_layer0"] == 0.0 and pending.values["bidir_max"] > 0
+    stability = analysis.kv_stability(model.lens, ctx.ids)
+    assert pending.values["bidir_max"] == max(stability.max_per_layer("bidirectional")[1:])
+    result = run_kv_benchmark(model.lens, ctx.ids, 5)
+    done = compute_fact("kvcache", TourContext.from_model(model, SEED_TEXT, kv_result=result))
+    assert done.key == "kvcache.done"
+    assert done.values["speedup"] == result.speedup and done.values["identical"] is True
+    assert done.values["new_tokens"] == 5 and done.values["cache_bytes"] == result.cache_bytes
+    # a result of another prompt is not this text's speedup
+    other = run_kv_benchmark(model.lens, ctx.ids[:3], 2)
+    assert compute_fact("kvcache", TourContext.from_model(model, SEED_TEXT, kv_result=other)).key == "kvcache.pending"
+
+
+def test_one_token_texts_get_a_fact_too(model):
+    one = TourContext.from_model(model, "Hello")
+    assert len(one.ids) == 1
+    for step in STEPS:
+        fact = compute_fact(step, one)
+        assert fact.key  # no step crashes on the shortest text
+    assert compute_fact("leakage", one).key == "too_short"
+    assert compute_fact("mask", one).values["forbidden"] == 0

@@ -1,0 +1,498 @@
+"""The main window on a real (tiny, random-weight) GPT-2 checkpoint, offscreen.
+
+Each test drives the window the way a learner does (typing, clicking chips, menus) and
+checks what the panels show against the model's own numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, QSettings, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QPushButton
+
+from attention_lab.core.lab import SEED_TEXT
+from attention_lab.ui.errors import ErrorDialog
+from attention_lab.ui.launch import teardown
+from attention_lab.ui.main_window import MainWindow
+
+ROOT = Path(__file__).resolve().parents[2]
+STATE_TIMEOUT_MS = 30000
+MY_PANELS = ("panel.token_editor", "panel.head_grid", "panel.leakage")
+
+
+@pytest.fixture
+def make_window(qtbot, isolated_settings, tiny_checkpoint):
+    windows: list[MainWindow] = []
+
+    def make(settings: QSettings | None = None, model_spec: str | None = "tiny", **kwargs) -> MainWindow:
+        spec = str(tiny_checkpoint) if model_spec == "tiny" else model_spec
+        window = MainWindow(settings=settings if settings is not None else isolated_settings, model_spec=spec, **kwargs)
+        window.resize(1400, 900)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        try:
+            teardown(QApplication.instance(), window)
+        except RuntimeError:  # already deleted by the test
+            pass
+
+
+def wait_state(qtbot, window: MainWindow, predicate=lambda s: True, timeout: int = STATE_TIMEOUT_MS):
+    qtbot.waitUntil(lambda: window.last_state is not None and bool(predicate(window.last_state)), timeout=timeout)
+    return window.last_state
+
+
+def type_text(window: MainWindow, text: str) -> None:
+    window.panels["panel.token_editor"].editor.setPlainText(text)
+
+
+# ---------------------------------------------------------------------------- panels populate
+def test_starts_on_the_seed_sentence_and_every_panel_gets_data(qtbot, make_window, tiny_model):
+    window = make_window()
+    state = wait_state(qtbot, window)
+    assert state.text == SEED_TEXT
+    assert state.ids == tiny_model.tokenizer.encode(SEED_TEXT)
+    for pid in MY_PANELS:
+        assert window.panels[pid].has_data(), pid
+    # the other helper's panels get the same state
+    qtbot.waitUntil(lambda: all(p.has_data() for p in window.panels.values()), timeout=STATE_TIMEOUT_MS)
+    assert window.findChild(ErrorDialog, "error_dialog") is None or not window.findChild(ErrorDialog, "error_dialog").isVisible()
+    # status bar: model, token count, mode, time
+    assert "tokens" in window.status_tokens.text() and str(state.n_tokens) in window.status_tokens.text()
+    assert "causal" in window.status_mode.text()
+    assert "ms" in window.status_time.text()
+    assert window.session.model.name in window.status_model.text()
+
+
+def test_token_editor_shows_every_token_as_a_chip(qtbot, make_window, tiny_model):
+    window = make_window()
+    state = wait_state(qtbot, window)
+    editor = window.panels["panel.token_editor"]
+    texts = tiny_model.tokenizer.token_texts(state.ids)
+    assert editor.chips.tokens == texts
+    assert editor.chips.ids == state.ids
+    assert texts[1].startswith("␣")  # " big": the leading space is visible
+    assert editor.count.text() == f"{len(state.ids)} tokens"
+    # clicking chip 3 makes it the edited position of the leakage diff
+    rect = editor.chips.chip_rect(3)
+    qtbot.mouseClick(editor.chips, Qt.MouseButton.LeftButton, pos=rect.center())
+    state = wait_state(qtbot, window, lambda s: s.position == 3)
+    assert window.panels["panel.leakage"].position.value() == 3
+    assert "#3" in editor.replace_label.text()
+    # the model's guesses for position 3 are listed; picking one sets the replacement
+    assert editor.predictions.count() == 10
+    item = editor.predictions.item(1)
+    wanted = item.data(Qt.ItemDataRole.UserRole)
+    editor._prediction_clicked(item)
+    state = wait_state(qtbot, window, lambda s: s.replacement_id == wanted and s.position == 3)
+    assert state.leakage.replacement_id == wanted
+
+
+def test_head_grid_shows_each_head_with_a_shared_scale(qtbot, make_window):
+    window = make_window()
+    state = wait_state(qtbot, window)
+    grid = window.panels["panel.head_grid"]
+    heads = state.model.lens.config.n_head
+    assert len(grid._grid) == heads == 12
+    for h, (_plot, image, overlay) in enumerate(grid._grid):
+        np.testing.assert_array_equal(image.image, state.attention_causal[h].numpy())
+        assert overlay.isVisible()  # the forbidden future is hatched under the mask
+    # one colour bar drives every image
+    grid.bar.setLevels((0.0, 0.5))
+    assert all(tuple(image.levels) == (0.0, 0.5) for _, image, _ in grid._grid)
+    # hover text, query → key
+    n = state.n_tokens
+    text = grid.cell_text(0, 2, 1)
+    assert f"“{state.tokens[2]}” (query 2) → “{state.tokens[1]}” (key 1)" in text
+    assert f"{float(state.attention_causal[0, 2, 1]):.3f}" in text
+    assert "masked" in grid.cell_text(0, 1, n - 1)  # above the diagonal: the future
+    # bidirectional: no mask, no hatching, the other attention
+    grid.bidirectional.click()
+    state = wait_state(qtbot, window, lambda s: not s.causal)
+    for h, (_plot, image, overlay) in enumerate(grid._grid):
+        np.testing.assert_array_equal(image.image, state.attention_bidirectional[h].numpy())
+        assert not overlay.isVisible()
+    assert "bidirectional" in window.status_mode.text()
+
+
+def test_clicking_a_head_enlarges_it_side_by_side(qtbot, make_window):
+    window = make_window()
+    state = wait_state(qtbot, window)
+    grid = window.panels["panel.head_grid"]
+    qtbot.waitUntil(lambda: grid.grid_view.isVisible())
+    plot, image, _ = grid._grid[5]
+    n = state.n_tokens
+    scene_pos = image.mapToScene(QPointF(n / 2, n / 2))
+    view_pos = grid.grid_view.mapFromScene(scene_pos)
+    qtbot.mouseClick(grid.grid_view.viewport(), Qt.MouseButton.LeftButton, pos=view_pos)
+    qtbot.waitUntil(lambda: grid.tabs.currentIndex() == 1)
+    assert grid.head == 5
+    # side by side by default: the causal and the bidirectional map of head 5
+    np.testing.assert_array_equal(grid._head_images[True], state.attention_causal[5].numpy())
+    np.testing.assert_array_equal(grid._head_images[False], state.attention_bidirectional[5].numpy())
+
+
+def test_overview_colours_every_layer_and_head(qtbot, make_window):
+    window = make_window()
+    state = wait_state(qtbot, window)
+    grid = window.panels["panel.head_grid"]
+    cfg = state.model.lens.config
+    assert grid.overview_image.image.shape == (cfg.n_layer, cfg.n_head)
+    grid.metric_combo.setCurrentIndex(1)  # entropy
+    expected = {(s.layer, s.head): s.entropy for s in state.overview}
+    assert grid._overview_values[1, 3] == pytest.approx(expected[(1, 3)])
+    # clicking a head of layer 1 switches the layer and opens it
+    grid._overview_click("overview", (1, 3))
+    state = wait_state(qtbot, window, lambda s: s.layer == 1)
+    assert grid.layer.value() == 1 and grid.head == 3 and grid.tabs.currentIndex() == 1
+
+
+def test_layer_selector_recomputes_the_layer(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    grid = window.panels["panel.head_grid"]
+    grid.layer.setValue(1)
+    state = wait_state(qtbot, window, lambda s: s.layer == 1)
+    assert [s.layer for s in state.portrait] == [1] * 12
+    np.testing.assert_array_equal(grid._grid[0][1].image, state.attention_causal[0].numpy())
+
+
+# ---------------------------------------------------------------------------- leakage
+def test_editing_a_late_token_updates_the_leakage_panel(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    leak = window.panels["panel.leakage"]
+    edited = "The big dog bit the mailman today"
+    type_text(window, edited)
+    state = wait_state(qtbot, window, lambda s: s.text == edited)
+    p = state.position
+    assert p == state.n_tokens - 1  # default: the last token
+    assert np.all(leak.shown_causal[:p] == 0.0)  # exact zeros before the edit
+    assert np.all(leak.shown_bidirectional[:p] > 0.0)  # leaks everywhere without the mask
+    assert len(leak.zero_labels) == p
+    assert all(label.toPlainText() == "0 (exact)" for label in leak.zero_labels)
+    assert "exactly 0" in leak.summary.text()
+    # heights drawn are the numbers computed
+    np.testing.assert_array_equal(leak.causal_bars.opts["height"], state.leakage.causal.numpy())
+    # pick another replacement from the list: the panel follows
+    target = next(i for i in range(leak.replacement.count()) if leak.replacement.itemData(i) != state.replacement_id)
+    wanted = leak.replacement.itemData(target)
+    leak.replacement.setCurrentIndex(target)
+    leak._replacement_chosen(target)
+    state = wait_state(qtbot, window, lambda s: s.replacement_id == wanted)
+    assert np.all(leak.shown_causal[: state.position] == 0.0)
+    # the layer-by-layer heatmap shows the same tensors
+    np.testing.assert_array_equal(leak._heat[True][1].image, state.leakage.causal_layers.numpy())
+
+
+def test_typed_replacement_word(qtbot, make_window, tiny_model):
+    window = make_window()
+    state = wait_state(qtbot, window)
+    editor = window.panels["panel.token_editor"]
+    editor.word.setText("today")  # the replaced token has a leading space: " today" is used
+    editor._use_word()
+    today = tiny_model.tokenizer.encode(" today")[0]
+    state = wait_state(qtbot, window, lambda s: s.replacement_id == today)
+    assert state.extras["replacement_text"] == "␣today"
+    editor.word.setText("Constantinople's")  # several tokens: refused with a message
+    editor._use_word()
+    assert editor.message.isVisible() and "tokens" in editor.message.text()
+    # "write into the text" applies the edit
+    editor.apply.click()
+    state = wait_state(qtbot, window, lambda s: s.text.endswith(" today"))
+    assert editor.text() == state.text == "The big dog bit the mailman today"
+
+
+def test_200_rapid_edits_end_on_the_final_text(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    shown: list[str] = []
+    window.session.state_ready.connect(lambda s: shown.append(s.text))
+    texts = [f"The big dog bit the mailman {i} times" for i in range(200)]
+    for text in texts:
+        type_text(window, text)
+    state = wait_state(qtbot, window, lambda s: s.text == texts[-1])
+    qtbot.waitUntil(lambda: not window.session.pending and not window.worker.busy, timeout=STATE_TIMEOUT_MS)
+    assert window.last_state.text == texts[-1]
+    assert shown[-1] == texts[-1]
+    assert len(shown) < 20  # debounced: not 200 analyses
+    assert window.panels["panel.token_editor"].chips.ids == state.ids
+    assert window.panels["panel.leakage"].state is state
+
+
+def test_200_forced_requests_show_only_the_latest(qtbot, make_window):
+    """Without the debounce (each edit submitted at once) stale results still never win."""
+    window = make_window()
+    wait_state(qtbot, window)
+    shown: list[str] = []
+    window.session.state_ready.connect(lambda s: shown.append(s.text))
+    texts = [f"Edit number {i} of the sentence" for i in range(200)]
+    for text in texts:
+        window.session.set_text(text)
+        window.session.analyse_now()
+    qtbot.waitUntil(lambda: window.last_state.text == texts[-1] and not window.worker.busy, timeout=STATE_TIMEOUT_MS)
+    assert shown[-1] == texts[-1]
+    order = [texts.index(t) for t in shown]
+    assert order == sorted(order)  # never an older text after a newer one
+    assert len(shown) < 200
+
+
+# ---------------------------------------------------------------------------- models
+def test_a_model_that_fails_to_load_keeps_the_previous_one(qtbot, make_window, tmp_path):
+    window = make_window()
+    state = wait_state(qtbot, window)
+    previous = window.session.model
+    broken = tmp_path / "not-a-model"
+    broken.mkdir()
+    (broken / "config.json").write_text("{ this is not json")
+    with qtbot.waitSignal(window.session.error, timeout=STATE_TIMEOUT_MS) as blocker:
+        window.open_model_folder(str(broken))
+    message, details = blocker.args
+    assert "not-a-model" in message and "still active" in message
+    dialog = window.findChild(ErrorDialog, "error_dialog")
+    assert dialog is not None and dialog.isVisible() and "not-a-model" in dialog.message.text()
+    dialog.copy.click()
+    assert "not-a-model" in QGuiApplication.clipboard().text()
+    dialog.close()
+    assert window.session.model is previous
+    # still usable: the next edit is analysed with the previous model
+    type_text(window, "Still working after the failure")
+    state = wait_state(qtbot, window, lambda s: s.text == "Still working after the failure")
+    assert state.model is previous
+
+
+def test_worker_error_shows_a_dialog_and_the_app_stays_usable(qtbot, make_window, monkeypatch):
+    import attention_lab.ui.session as session_module
+
+    window = make_window()
+    wait_state(qtbot, window)
+    real = session_module.compute_analysis
+
+    def broken(model, request, cancel=None):
+        raise RuntimeError("injected failure in the analysis")
+
+    monkeypatch.setattr(session_module, "compute_analysis", broken)
+    with qtbot.waitSignal(window.session.error, timeout=STATE_TIMEOUT_MS):
+        type_text(window, "This edit fails")
+    dialog = window.findChild(ErrorDialog, "error_dialog")
+    assert dialog.isVisible() and "injected failure" in dialog.message.text()
+    assert "Traceback" in dialog.details.toPlainText()
+    dialog.close()
+    monkeypatch.setattr(session_module, "compute_analysis", real)
+    type_text(window, "This edit works")
+    wait_state(qtbot, window, lambda s: s.text == "This edit works")
+
+
+def test_text_longer_than_the_context_is_cut_visibly(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    long_text = " ".join(f"word{i}" for i in range(60))  # well over the tiny model's 64 positions
+    type_text(window, long_text)
+    state = wait_state(qtbot, window, lambda s: s.text == long_text)
+    assert state.n_tokens == 64 and state.truncated
+    editor = window.panels["panel.token_editor"]
+    cut = state.original_length - 64
+    assert editor.message.isVisible() and str(cut) in editor.message.text() and "64" in editor.message.text()
+    assert editor.chips.cut == cut
+    assert editor.editor.extraSelections()  # the ignored tail is highlighted in the text
+    assert "cut" in window.status_tokens.text()
+
+
+def test_empty_text_greys_the_panels_until_there_is_text(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    with qtbot.waitSignal(window.session.notice, timeout=STATE_TIMEOUT_MS):
+        type_text(window, "")
+    assert not window.panels["panel.leakage"].isEnabled()
+    type_text(window, "Back again")
+    wait_state(qtbot, window, lambda s: s.text == "Back again")
+    assert window.panels["panel.leakage"].isEnabled()
+
+
+# ---------------------------------------------------------------------------- settings / language
+def test_settings_round_trip(qtbot, make_window, isolated_settings, tiny_checkpoint):
+    window = make_window()
+    wait_state(qtbot, window)
+    type_text(window, "Saved across restarts")
+    window.panels["panel.head_grid"].layer.setValue(1)
+    window.panels["panel.token_editor"].bos.setChecked(True)
+    wait_state(qtbot, window, lambda s: s.text == "Saved across restarts" and s.layer == 1 and s.extras["bos"])
+    window.panels["panel.head_grid"].bidirectional.click()
+    window.set_language("pt_BR")
+    window.docks["panel.shapes"].close()
+    window.close()
+    assert not window.worker.thread.is_alive()
+
+    again = make_window(model_spec=None)  # the model comes from the settings too
+    state = wait_state(qtbot, again)
+    assert state.text == "Saved across restarts"
+    assert again.panels["panel.token_editor"].text() == "Saved across restarts"
+    assert state.layer == 1 and state.causal is False and state.extras["bos"] is True
+    assert state.tokens[0] == "<|endoftext|>"
+    assert again.session.model.spec == str(tiny_checkpoint)
+    assert again.file_menu.title() == "&Arquivo"
+    assert not again.docks["panel.shapes"].isVisible()
+    again.reset_layout()
+    assert again.docks["panel.shapes"].isVisibleTo(again)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\x00\xff\xfe garbage \x89PNG\r\n[General\nlayer=",
+        b"[General]\nlayer=not a number\ncausal=perhaps\nwindow_state=@ByteArray(nonsense)\ngeometry=12\nlanguage=klingon\n",
+    ],
+)
+def test_corrupt_settings_fall_back_to_defaults(qtbot, make_window, tmp_path, content):
+    path = tmp_path / "corrupt.ini"
+    path.write_bytes(content)
+    settings = QSettings(str(path), QSettings.Format.IniFormat)
+    window = make_window(settings=settings)
+    state = wait_state(qtbot, window)
+    assert state.layer == 0 and state.causal is True
+    if b"klingon" in content:
+        assert {"layer", "causal", "window_state", "language"} <= set(window.settings_problems)
+        assert "reset to defaults" in window.statusBar().currentMessage() or window.settings_problems
+
+
+def test_language_switch_changes_visible_strings(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    leak = window.panels["panel.leakage"]
+    english = (window.file_menu.title(), window.docks["panel.leakage"].windowTitle(), leak.position_label.text())
+    assert english == ("&File", "Leakage diff", "Edited position")
+    window.language_actions["pt_BR"].trigger()
+    assert window.file_menu.title() == "&Arquivo"
+    assert window.docks["panel.leakage"].windowTitle() == "Vazamento"
+    assert leak.position_label.text() == "Posição editada"
+    assert "exatamente 0" in leak.summary.text()
+    assert window.panels["panel.head_grid"].tabs.tabText(0) == "Cabeças da camada 0"
+    assert window.panels["panel.token_editor"].explain.text().startswith("<b>O GPT-2")
+    window.language_actions["en"].trigger()
+    assert window.file_menu.title() == "&File" and "exactly 0" in leak.summary.text()
+
+
+# ---------------------------------------------------------------------------- export
+def test_export_plots_and_numbers(qtbot, make_window, tmp_path):
+    window = make_window()
+    state = wait_state(qtbot, window)
+    png = window.export_current("png", tmp_path / "grid.png", panel_id="panel.head_grid")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = window.export_current("svg", tmp_path / "leakage.svg", panel_id="panel.leakage")
+    assert "<svg" in svg.read_text(encoding="utf-8")
+    out = window.export_current("csv", tmp_path / "leakage.csv", panel_id="panel.leakage")
+    rows = list(csv.DictReader(out.open(encoding="utf-8-sig")))
+    assert len(rows) == state.n_tokens
+    p = state.position
+    assert all(float(r["causal_final"]) == 0.0 for r in rows[:p])
+    assert all(float(r["bidirectional_final"]) > 0.0 for r in rows[:p])
+    assert rows[1]["token"] == state.tokens[1]
+
+
+# ---------------------------------------------------------------------------- shutdown
+def test_closing_during_work_exits_cleanly_and_quickly(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    started = threading.Event()
+
+    def long_job(cancel):  # stands in for a benchmark: stops at its next cancel check
+        started.set()
+        while not cancel.wait(0.02):
+            pass
+
+    window.worker.submit("kvbench", long_job)
+    type_text(window, "An edit queued behind the long job")
+    window.session.analyse_now()
+    assert started.wait(5)
+    threads = [window.worker.thread, window.download_worker.thread]
+    t0 = time.monotonic()
+    window.close()
+    assert time.monotonic() - t0 < 2.0
+    assert not any(t.is_alive() for t in threads)
+
+
+def test_closing_while_the_model_loads(qtbot, make_window):
+    window = make_window()  # closes at once: the load and first analysis are still queued
+    threads = [window.worker.thread, window.download_worker.thread]
+    t0 = time.monotonic()
+    window.close()
+    assert time.monotonic() - t0 < 2.0
+    assert not any(t.is_alive() for t in threads)
+
+
+def test_smoke_test_command_exits_zero(tiny_checkpoint):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run(
+        [sys.executable, "-m", "attention_lab", "--smoke-test", "--model", str(tiny_checkpoint)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "smoke test: ok" in proc.stdout
+
+
+# ---------------------------------------------------------------------------- downloads
+def test_download_with_progress_then_load(qtbot, make_window, tiny_checkpoint, tmp_path, monkeypatch):
+    from model_fixtures import FakeHub
+
+    monkeypatch.setenv("ATTENTION_LAB_MODELS", str(tmp_path / "models"))
+    window = make_window()
+    wait_state(qtbot, window)
+    hub = FakeHub({"someone/tiny-gpt2": tiny_checkpoint})
+    window.session.fetcher = hub
+    progress: list[tuple[int, int, str]] = []
+    window.session.download_progress.connect(lambda d, t, f: progress.append((d, t, f)))
+    with qtbot.waitSignal(window.session.model_changed, timeout=STATE_TIMEOUT_MS) as blocker:
+        window.download_model("someone/tiny-gpt2")
+        assert window._download_dialog is not None and window._download_dialog.isVisible()
+    model = blocker.args[0]
+    assert model.source == "download" and model.name == "someone/tiny-gpt2"
+    assert window.session.model is model and window._download_dialog is None
+    assert any(f == "model.safetensors" and d == t > 0 for d, t, f in progress)
+    assert threading.get_ident() not in hub.threads  # fetched off the GUI thread
+    wait_state(qtbot, window, lambda s: s.model is model)
+
+
+def test_cancelled_download_keeps_the_model_and_leaves_nothing(qtbot, make_window, tiny_checkpoint, tmp_path, monkeypatch):
+    from model_fixtures import FakeHub
+
+    models = tmp_path / "models"
+    monkeypatch.setenv("ATTENTION_LAB_MODELS", str(models))
+    window = make_window()
+    wait_state(qtbot, window)
+    previous = window.session.model
+    hub = FakeHub({"someone/tiny-gpt2": tiny_checkpoint}, chunks=50)
+    gate = threading.Event()
+
+    def slow_fetcher(repo_id, filename, dest_dir, progress_cb, cancel):
+        if filename == "model.safetensors":
+            gate.wait(10)  # holds the transfer until the test has pressed Cancel
+        return hub(repo_id, filename, dest_dir, progress_cb, cancel)
+
+    window.session.fetcher = slow_fetcher
+    with qtbot.waitSignal(window.session.download_finished, timeout=STATE_TIMEOUT_MS) as finished:
+        window.download_model("someone/tiny-gpt2")
+        qtbot.waitUntil(lambda: len(hub.calls) >= 1, timeout=STATE_TIMEOUT_MS)
+        window._download_dialog.findChild(QPushButton).click()  # the Cancel button
+        gate.set()
+    ok, message = finished.args
+    assert not ok and "cancel" in message.lower()
+    assert window.session.model is previous
+    leftovers = [p for p in models.rglob("*") if p.is_file()] if models.exists() else []
+    assert leftovers == []

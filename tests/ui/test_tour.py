@@ -1,0 +1,288 @@
+"""The Lab tour in the real window (tiny random-weight GPT-2, offscreen).
+
+The tour is walked the way a learner walks it (Help › Lab tour, Next, Back, Close), in
+English and in Portuguese, and each step's fact is checked against numbers computed
+here, independently, from the analysis the window is showing.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QApplication, QDockWidget
+
+from attention_lab.core import analysis
+from attention_lab.core.lab import SEED_TEXT
+from attention_lab.core.tour import STEPS
+from attention_lab.ui.i18n import tr
+from attention_lab.ui.launch import teardown
+from attention_lab.ui.main_window import MainWindow
+from attention_lab.ui.panels.panel_kit import fmt_number
+from attention_lab.ui.tour import KEY_FINISHED, KEY_OFFERED, KEY_STEP, TourDock, format_value
+
+TIMEOUT_MS = 60000
+
+
+@pytest.fixture
+def make_window(qtbot, isolated_settings, tiny_model):
+    """A shown window on the session's tiny model (loaded once) and the seed sentence."""
+    windows: list[MainWindow] = []
+
+    def make(settings: QSettings | None = None, language: str | None = "en", with_model: bool = True) -> MainWindow:
+        window = MainWindow(
+            settings=settings if settings is not None else isolated_settings, language=language, autostart=False
+        )
+        window.resize(1600, 1000)
+        window.show()
+        window.session.text = SEED_TEXT
+        window.text_panel_set(SEED_TEXT)
+        if with_model:  # the session's tiny model, loaded once for all tests
+            window.session.set_model(tiny_model)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        try:
+            teardown(QApplication.instance(), window)
+        except RuntimeError:  # already deleted by the test
+            pass
+
+
+def wait_state(qtbot, window, predicate=lambda s: True):
+    qtbot.waitUntil(
+        lambda: window.session.state is not None and not window.session.pending and predicate(window.session.state),
+        timeout=TIMEOUT_MS,
+    )
+    return window.session.state
+
+
+def tour_of(window) -> TourDock:
+    dock = window.findChild(QDockWidget, "dock.tour")
+    assert isinstance(dock, TourDock)
+    return dock
+
+
+def open_from_help_menu(window) -> TourDock:
+    action = window.findChild(QAction, "action.tour")
+    assert action in window.help_menu.actions()
+    action.trigger()
+    return tour_of(window)
+
+
+def wait_fact(qtbot, window, dock: TourDock, key_prefix: str) -> str:
+    """Wait for the step's fact measured on the analysis now on display; return its text."""
+
+    def ready():
+        state = window.session.state
+        return (
+            dock.fact_ready
+            and dock.fact.key.startswith(key_prefix)
+            and not window.session.pending
+            and state is not None
+            and dock._fact_key is not None
+            and dock._fact_key[1] == state.request_id
+        )
+
+    qtbot.waitUntil(ready, timeout=TIMEOUT_MS)
+    return plain(dock.fact_text())
+
+
+def plain(text: str) -> str:
+    """Thousands are grouped with a narrow no-break space; compare with ordinary spaces."""
+    return text.replace("\u202f", " ").replace("\xa0", " ")
+
+
+def n(value: float) -> str:
+    return fmt_number(float(value))
+
+
+def pct(value: float) -> str:
+    return format_value("x_pct", float(value))
+
+
+def expected_numbers(window, key: str) -> list[str]:
+    """Numbers the step's fact must contain, computed here from the window's own analysis."""
+    state = window.session.state
+    lens = state.model.lens
+    cfg = lens.config
+    ids = list(state.ids)
+    count = len(ids)
+    if key == "mask":
+        return [str(count), str(count * count), str(count * (count - 1) // 2), "0"]
+    if key == "why_inf":
+        rows = {r.mode: r for r in analysis.mask_mode_report(lens, ids, state.layer, state.position, state.replacement_id)}
+        return [n(rows["zero-score"].future_weight), n(rows["zero-score"].max_leak_before), n(rows["zero-after-softmax"].max_row_sum_error)]
+    if key == "maps":
+        bidir = state.attention_bidirectional.double()  # the head grid's own bidirectional maps
+        future = torch.triu(torch.ones(count, count, dtype=torch.bool), 1)
+        share = (bidir * future).sum(-1)[:, : count - 1].mean(-1)
+        return [pct(float(share.max())), pct(float(share.mean())), str(int(share.argmax()))]
+    if key == "multihead_cost":
+        d, h = cfg.n_embd, cfg.n_head
+        per_layer = d * 3 * d + 3 * d + d * d + d
+        multiplied = d * 3 * h * d + 3 * h * d + h * d * d + d
+        return [format_value("per_layer", per_layer), format_value("multiplied", multiplied), str(cfg.head_dim)]
+    if key == "wo_mixes":
+        return [str(cfg.n_embd), str(cfg.head_dim)]
+    if key == "leakage":
+        leak = state.leakage  # the leakage panel's own result
+        return [n(float(leak.bidirectional[0])), n(leak.bidirectional_max_before), "0"]
+    if key == "portrait":
+        stats = state.portrait  # the session's portrait of layer 0
+        near = min(stats, key=lambda s: abs(s.mean_distance - 1))
+        focus = min(stats, key=lambda s: s.entropy)
+        return [n(near.mean_distance), n(focus.entropy), str(focus.head)]
+    if key == "kvcache":
+        stability = analysis.kv_stability(lens, ids)
+        return [n(max(stability.max_per_layer("bidirectional")[1:]))]
+    raise AssertionError(key)
+
+
+# ---------------------------------------------------------------------------- start to finish
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window, isolated_settings, language):
+    window = make_window(language=language)
+    wait_state(qtbot, window)
+    dock = open_from_help_menu(window)
+    assert dock.isVisible() and dock.progress.index == 0
+    seen_panels = []
+    for i, step in enumerate(STEPS):
+        text = wait_fact(qtbot, window, dock, step.key)
+        assert dock.progress.index == i
+        assert dock.counter.text().startswith(tr("tour.counter", i=i + 1, count=len(STEPS)))
+        assert dock.title.text() == tr(f"tour.step.{step.key}.title")
+        assert ("Passo" if language == "pt_BR" else "Step") in dock.counter.text()
+        for number in expected_numbers(window, step.key):
+            assert plain(number) in text, (step.key, number, text)
+        # the step brought its panel forward
+        panel_dock = window.docks[step.panel]
+        assert panel_dock.isVisible() and not panel_dock.visibleRegion().isEmpty(), step.panel
+        seen_panels.append(step.panel)
+        assert dock.back_button.isEnabled() == (i > 0)
+        assert dock.next_button.text() == (tr("tour.finish") if i == len(STEPS) - 1 else tr("tour.next"))
+        assert dock.run_button.isVisible() == (step.key == "kvcache")
+        if step.key == "maps":  # the head whose two maps differ most is open, side by side
+            grid = window.panels["panel.head_grid"]
+            qtbot.waitUntil(lambda: grid.tabs.currentIndex() == 1 and grid.head == dock.fact.values["bidir_head"])
+        if step.key == "why_inf":
+            assert window.panels["panel.mask"].selected_mode() == "zero-score"
+        if step.key == "portrait":
+            assert window.session.state.layer == 0
+        dock.next_button.click()
+    assert not dock.isVisible() and dock.progress.finished
+    assert QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat).value(KEY_FINISHED) in (True, "true")
+    assert set(seen_panels) == {"panel.mask", "panel.head_grid", "panel.shapes", "panel.leakage", "panel.portrait", "panel.kvbench"}
+    # the benchmark never ran on its own
+    assert window.panels["panel.kvbench"].result() is None
+    # opening it again after finishing starts over
+    open_from_help_menu(window)
+    assert dock.progress.index == 0 and not dock.progress.finished
+
+
+def test_language_switch_rewords_the_same_fact_without_remeasuring(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    dock = open_from_help_menu(window)
+    dock.goto("leakage")
+    english = wait_fact(qtbot, window, dock, "leakage")
+    fact = dock.fact
+    window.language_actions["pt_BR"].trigger()
+    portuguese = plain(dock.fact_text())
+    assert dock.fact is fact  # same measurement, new words
+    assert "Com a máscara" in portuguese and "Under the mask" in english
+    number = n(float(window.session.state.leakage.bidirectional[0]))
+    assert number in english and number in portuguese
+    assert dock.title.text() == "Provando que não há vazamento"
+    assert dock.menu_action.text() == "&Tour do laboratório"
+
+
+# ---------------------------------------------------------------------------- resume
+def test_progress_survives_a_restart_and_the_offer_is_made_once(qtbot, make_window, isolated_settings):
+    first = make_window()
+    offer = tour_of(first).offer
+    assert offer is not None and offer.isVisible() and offer.objectName() == "tour.offer"  # first start: the tour is offered, not imposed
+    assert not tour_of(first).isVisible()
+    wait_state(qtbot, first)
+    offer.start.click()
+    dock = tour_of(first)
+    assert dock.isVisible() and not offer.isVisible()
+    for _ in range(3):
+        dock.next_button.click()
+    dock.back_button.click()
+    dock.next_button.click()
+    assert dock.progress.step.key == STEPS[3].key
+    dock.close_button.click()
+    assert not dock.isVisible()
+    teardown(QApplication.instance(), first)
+
+    saved = QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat)
+    assert saved.value(KEY_STEP) == STEPS[3].key and saved.value(KEY_OFFERED) in (True, "true")
+    again = make_window(settings=saved)
+    assert tour_of(again).offer is None  # offered once
+    wait_state(qtbot, again)
+    dock = open_from_help_menu(again)
+    assert dock.progress.index == 3 and dock.counter.text().startswith("Step 4 of 8")
+    wait_fact(qtbot, again, dock, STEPS[3].key)
+    assert window_shows(again, STEPS[3].panel)
+
+
+def window_shows(window, panel_id: str) -> bool:
+    d = window.docks[panel_id]
+    return d.isVisible() and not d.visibleRegion().isEmpty()
+
+
+def test_unreadable_saved_progress_starts_at_step_one(qtbot, make_window, tmp_path):
+    path = tmp_path / "odd.ini"
+    path.write_text("[tour]\nstep=@ByteArray(nonsense)\nindex=banana\nfinished=perhaps\noffered=true\n", encoding="utf-8")
+    window = make_window(settings=QSettings(str(path), QSettings.Format.IniFormat), with_model=False)
+    dock = tour_of(window)
+    assert dock.progress.index == 0 and not dock.progress.finished
+
+
+# ---------------------------------------------------------------------------- step 5
+def test_step_5_runs_the_benchmark_only_when_asked(qtbot, make_window):
+    window = make_window()
+    wait_state(qtbot, window)
+    kv = window.panels["panel.kvbench"]
+    kv.new_tokens.setValue(4)
+    dock = open_from_help_menu(window)
+    dock.goto("kvcache")
+    text = wait_fact(qtbot, window, dock, "kvcache")
+    assert dock.fact.key == "kvcache.pending" and "×" not in text
+    assert dock.run_button.isVisible() and dock.run_button.isEnabled()
+    assert window_shows(window, "panel.kvbench")
+    # measuring the step's fact ran jobs on the worker, but no benchmark
+    assert kv.result() is None and not kv.running and window.worker.latest("kvbench") is None
+    with qtbot.waitSignal(kv.benchmark_finished, timeout=TIMEOUT_MS):
+        dock.run_button.click()
+        assert kv.running and not dock.run_button.isEnabled()
+    result = kv.result()
+    text = wait_fact(qtbot, window, dock, "kvcache.done")
+    assert format_value("speedup", result.speedup) + "×" in text
+    assert format_value("with_s", result.seconds_with_cache) in text
+    assert "yes" in text and dock.run_button.isEnabled()
+
+
+# ---------------------------------------------------------------------------- wiring
+def test_shortcut_is_ctrl_t_and_clashes_with_nothing(qtbot, make_window):
+    window = make_window(with_model=False)
+    action = window.findChild(QAction, "action.tour")
+    assert action.shortcut() == QKeySequence("Ctrl+T")
+    others = [a for a in window.findChildren(QAction) if a is not action and not a.shortcut().isEmpty()]
+    assert all(a.shortcut() != action.shortcut() for a in others)
+    assert window.help_menu.actions()[0] is action
+
+
+def test_env_var_opens_the_tour_on_a_step_for_screenshots(qtbot, make_window, monkeypatch):
+    monkeypatch.setenv("ATTENTION_LAB_OPEN_TOUR", "1")
+    monkeypatch.setenv("ATTENTION_LAB_TOUR_STEP", "6")
+    window = make_window(with_model=False)  # the facts themselves are checked in the walks above
+    dock = tour_of(window)
+    qtbot.waitUntil(dock.isVisible)
+    assert dock.progress.step.key == STEPS[5].key == "leakage"
+    assert window_shows(window, "panel.leakage")
+    assert dock.fact_text() == tr("tour.waiting")  # no analysis yet: it says so, no number is made up
+    assert dock.offer is None

@@ -1,0 +1,160 @@
+"""The inference worker: latest wins, cancel, progress on the GUI thread, clean shutdown."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from PySide6.QtCore import QThread
+
+from attention_lab.ui.worker import InferenceWorker, JobCancelled
+
+
+@pytest.fixture
+def worker(qtbot):
+    w = InferenceWorker(name="attention-lab-test-worker")
+    yield w
+    assert w.shutdown(2.0)
+
+
+def _blocker():
+    """A job that runs until released or cancelled, so the test controls the timing."""
+    release = threading.Event()
+    started = threading.Event()
+
+    def fn(value, cancel):
+        started.set()
+        while not release.is_set():
+            if cancel.wait(0.01):
+                raise JobCancelled()
+        return value
+
+    return fn, release, started
+
+
+def test_result_arrives_on_the_gui_thread(qtbot, worker):
+    gui = QThread.currentThread()
+    seen = {}
+
+    def on_result(value):
+        seen["value"] = value
+        seen["gui"] = QThread.currentThread() is gui
+
+    job = worker.submit("k", lambda a, b: (a + b, threading.current_thread().name), 2, 3, on_result=on_result)
+    qtbot.waitUntil(lambda: "value" in seen)
+    assert seen["value"] == (5, "attention-lab-test-worker")  # computed on the worker thread
+    assert seen["gui"]  # delivered on the GUI thread
+    assert job.done and not job.cancelled
+
+
+def test_latest_wins_and_superseded_results_are_dropped(qtbot, worker):
+    fn, release, started = _blocker()
+    results = []
+    first = worker.submit("analysis", fn, "first", on_result=results.append)
+    assert started.wait(5)
+    # while "first" runs: ten more requests; only the last may report
+    for i in range(10):
+        worker.submit("analysis", lambda v: v, f"pending-{i}", on_result=results.append)
+    release.set()
+    qtbot.waitUntil(lambda: not worker.busy)
+    assert results == ["pending-9"]
+    assert first.cancelled  # superseded while running: its cancel event was set
+
+
+def test_kinds_do_not_supersede_each_other(qtbot, worker):
+    results = []
+    worker.submit("a", lambda: "a", on_result=results.append)
+    worker.submit("b", lambda: "b", on_result=results.append)
+    qtbot.waitUntil(lambda: len(results) == 2)
+    assert sorted(results) == ["a", "b"]
+
+
+def test_cancel_stops_a_running_job_and_reports_it(qtbot, worker):
+    fn, _release, started = _blocker()
+    results, cancelled = [], []
+    job = worker.submit("kvbench", fn, "never", on_result=results.append, on_cancelled=lambda: cancelled.append(True))
+    assert started.wait(5)
+    job.cancel()
+    qtbot.waitUntil(lambda: cancelled == [True])
+    assert results == [] and job.done and job.cancelled
+
+
+def test_cancel_of_a_pending_job_never_runs_it(qtbot, worker):
+    fn, release, started = _blocker()
+    ran = []
+    worker.submit("block", fn, 1)
+    assert started.wait(5)
+    pending = worker.submit("other", lambda: ran.append(True))
+    cancelled = []
+    pending.callbacks["cancelled"] = lambda: cancelled.append(True)
+    pending.cancel()
+    release.set()
+    qtbot.waitUntil(lambda: not worker.busy)
+    assert ran == [] and cancelled == [True]
+
+
+def test_progress_is_delivered_in_order_on_the_gui_thread(qtbot, worker):
+    gui = QThread.currentThread()
+    steps, threads = [], []
+
+    def fn(n, progress):
+        for i in range(n):
+            progress(i)
+        return "done"
+
+    def on_progress(i):
+        steps.append(i)
+        threads.append(QThread.currentThread() is gui)
+
+    done = []
+    worker.submit("gen", fn, 20, on_result=done.append, on_progress=on_progress)
+    qtbot.waitUntil(lambda: done == ["done"])
+    assert steps == list(range(20)) and all(threads)
+
+
+def test_errors_come_back_with_a_traceback(qtbot, worker):
+    errors = []
+
+    def broken():
+        raise ValueError("the model fell over")
+
+    worker.submit("analysis", broken, on_error=lambda exc, details: errors.append((exc, details)))
+    qtbot.waitUntil(lambda: bool(errors))
+    exc, details = errors[0]
+    assert isinstance(exc, ValueError) and "the model fell over" in str(exc)
+    assert "Traceback" in details and "broken" in details
+    # the worker survives and runs the next job
+    ok = []
+    worker.submit("analysis", lambda: 1, on_result=ok.append)
+    qtbot.waitUntil(lambda: ok == [1])
+
+
+def test_busy_signal_follows_the_jobs(qtbot, worker):
+    changes = []
+    worker.busy_changed.connect(changes.append)
+    fn, release, started = _blocker()
+    worker.submit("a", fn, 1)
+    assert worker.busy and changes == [True]
+    assert started.wait(5)
+    release.set()
+    qtbot.waitUntil(lambda: changes == [True, False])
+
+
+def test_shutdown_joins_quickly_and_drops_late_results(qtbot):
+    worker = InferenceWorker(name="attention-lab-test-worker")
+    fn, _release, started = _blocker()
+    results = []
+    worker.submit("analysis", fn, "late", on_result=results.append)
+    for i in range(5):
+        worker.submit(f"k{i}", lambda: "never", on_result=results.append)
+    assert started.wait(5)
+    t0 = time.monotonic()
+    assert worker.shutdown(2.0)
+    assert time.monotonic() - t0 < 2.0
+    assert not worker.thread.is_alive()
+    qtbot.wait(50)  # let any queued delivery arrive: none may run a callback
+    assert results == []
+    # submitting after shutdown is a no-op, not a crash
+    job = worker.submit("analysis", lambda: 1, on_result=results.append)
+    assert job.done and results == []
