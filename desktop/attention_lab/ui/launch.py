@@ -94,7 +94,10 @@ def teardown(app, window) -> bool:
     if window is None:
         return True
     threads = [window.worker.thread, window.download_worker.thread]
+    running = window.worker.running_kind
     stopped = window.shutdown()
+    if not stopped:
+        print(f"attention-lab: waiting for the {running or 'current'} job to reach its next cancel check", file=sys.stderr)
     window.close()
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -462,13 +462,12 @@ class TourDock(QDockWidget):
         self.fact_label.setWordWrap(True)
         self.fact_label.setTextFormat(Qt.TextFormat.RichText)
         self.fact_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.block_caption = QLabel(body)
         self.block = QPlainTextEdit(body)  # the lab's print: measured text, shown as printed
         self.block.setObjectName("tour.print")
         self.block.setReadOnly(True)
         self.block.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         mono = monospace_font()
-        mono.setPointSizeF(max(7.0, mono.pointSizeF() * 0.85))
+        mono.setPointSizeF(max(7.0, mono.pointSizeF() * 0.8))
         self.block.setFont(mono)
         self.block.setFrameShape(QFrame.Shape.NoFrame)
         self.block.setStyleSheet("background: transparent")
@@ -484,8 +483,8 @@ class TourDock(QDockWidget):
 
         explain = QVBoxLayout()
         explain.setContentsMargins(0, 0, 0, 0)
+        explain.setSpacing(4)
         explain.addWidget(self.text)
-        explain.addWidget(self.block_caption)
         explain.addWidget(self.block)
         explain.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignLeft)
         explain.addStretch(1)
@@ -499,8 +498,12 @@ class TourDock(QDockWidget):
         self.columns.addLayout(explain, 1)
         self.columns.addLayout(measured, 1)
         column = QVBoxLayout()
-        column.addWidget(self.counter)
-        column.addWidget(self.title)
+        header = QHBoxLayout()  # one line: the tour has to share the top strip with the tokens
+        header.addWidget(self.title, 1)
+        header.addWidget(self.counter, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        column.setContentsMargins(0, 0, 4, 0)
+        column.setSpacing(4)
+        column.addLayout(header)
         column.addLayout(self.columns, 1)
         inner = QWidget(body)
         inner.setLayout(column)
@@ -526,7 +529,8 @@ class TourDock(QDockWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.close_button)
         layout = QVBoxLayout(body)
-        layout.setContentsMargins(8, 6, 8, 8)
+        layout.setContentsMargins(8, 2, 8, 6)
+        layout.setSpacing(4)
         layout.addWidget(scroll, 1)
         layout.addLayout(buttons)
         body.setMinimumWidth(300)
@@ -742,12 +746,9 @@ class TourDock(QDockWidget):
             block = self.fact.block
             if block:
                 shown, n = self.fact.values.get("shown"), self.fact.values.get("n")
-                self.block_caption.setText(
-                    tr("tour.print", shown=shown, n=n) if shown is not None and shown != n else tr("tour.print.all")
-                )
-                self.block.setPlainText(block)
+                caption = tr("tour.print", shown=shown, n=n) if shown is not None and shown != n else tr("tour.print.all")
+                self.block.setPlainText(caption + "\n" + block)
                 self._size_block()
-            self.block_caption.setVisible(bool(block))
             self.block.setVisible(bool(block))
         else:
             self.fact_caption.setText(tr("tour.title"))
@@ -757,7 +758,6 @@ class TourDock(QDockWidget):
                 self.fact_label.setText(tr("tour.waiting"))
             else:
                 self.fact_label.setText(tr("tour.measuring"))
-            self.block_caption.hide()
             self.block.hide()
 
     def _size_block(self) -> None:
@@ -940,7 +940,8 @@ def install_tour(window: QMainWindow) -> TourDock:
             except ValueError:
                 log.warning("%s=%r names no tour step", STEP_ENV, os.environ.get(STEP_ENV))
         # after the window's own first-show sizing (also a zero-delay timer, posted when it is shown)
-        QTimer.singleShot(0, lambda: QTimer.singleShot(0, lambda: _open(window, dock)))
+        # (the dock as context: the timers die with it if the window goes first)
+        QTimer.singleShot(0, dock, lambda: QTimer.singleShot(0, dock, lambda: _open(window, dock)))
     elif not offered:
         offer = TourOffer(dock, window.statusBar())
         window.statusBar().insertPermanentWidget(0, offer)
@@ -948,7 +949,7 @@ def install_tour(window: QMainWindow) -> TourDock:
     if not offered:
         window.settings.setValue(KEY_OFFERED, True)
     if dock.isVisibleTo(window):  # restored open from the last session: set the step up again
-        QTimer.singleShot(0, dock._enter_step)
+        QTimer.singleShot(0, dock, dock._enter_step)
     return dock
 
 

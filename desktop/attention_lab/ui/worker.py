@@ -124,6 +124,11 @@ class InferenceWorker(QObject):
     def thread(self) -> threading.Thread:
         return self._thread
 
+    @property
+    def running_kind(self) -> str | None:
+        job = self._running
+        return job.kind if job is not None else None
+
     def submit(
         self,
         kind: str,

@@ -286,3 +286,16 @@ def test_env_var_opens_the_tour_on_a_step_for_screenshots(qtbot, make_window, mo
     assert window_shows(window, "panel.leakage")
     assert dock.fact_text() == tr("tour.waiting")  # no analysis yet: it says so, no number is made up
     assert dock.offer is None
+
+
+def test_a_tour_left_open_comes_back_open_on_its_step(qtbot, make_window, isolated_settings):
+    first = make_window(with_model=False)
+    dock = open_from_help_menu(first)
+    dock.goto("wo_mixes")
+    QApplication.processEvents()  # the window's own first-show timers
+    teardown(QApplication.instance(), first)  # quits with the tour open
+
+    again = make_window(settings=QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat), with_model=False)
+    dock = tour_of(again)
+    qtbot.waitUntil(lambda: dock.isVisible() and window_shows(again, "panel.shapes"))
+    assert dock.progress.step.key == "wo_mixes" and dock.counter.text().startswith("Step 5 of 8")
