@@ -433,10 +433,17 @@ def test_closing_while_the_model_loads(qtbot, make_window):
     assert not any(t.is_alive() for t in threads)
 
 
-def test_smoke_test_command_exits_zero(tiny_checkpoint):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), QT_QPA_PLATFORM="offscreen")
+@pytest.mark.parametrize("which", ["tiny", "demo"])
+def test_smoke_test_command_exits_zero(tiny_checkpoint, which, tmp_path):
+    from attention_lab.core.models import demo_model_dir
+
+    if which == "demo" and not (demo_model_dir() / "model.safetensors").exists():
+        pytest.skip("demo model not bundled")
+    spec = str(tiny_checkpoint) if which == "tiny" else "demo"
+    # an empty hub cache: the default must not depend on what this machine has cached
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), QT_QPA_PLATFORM="offscreen", HF_HUB_CACHE=str(tmp_path))
     proc = subprocess.run(
-        [sys.executable, "-m", "attention_lab", "--smoke-test", "--model", str(tiny_checkpoint)],
+        [sys.executable, "-m", "attention_lab", "--smoke-test", "--model", spec],
         cwd=ROOT,
         env=env,
         capture_output=True,
