@@ -29,16 +29,6 @@ from attention_lab.core.analysis import (
 from attention_lab.core.lens import MaskMode
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    # The test machines are shared with other jobs: two OpenMP threads fighting a busy
-    # core make each tiny forward ~100× slower.  One thread keeps the numbers identical.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="module")
 def tiny(tiny_checkpoint):
     from attention_lab.core.models import load_model

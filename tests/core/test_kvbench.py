@@ -17,15 +17,6 @@ from attention_lab.core.kvbench import (
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    # shared test machine: see tests/core/test_analysis.py
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="module")
 def lens(tiny_checkpoint):
     from attention_lab.core.models import load_model

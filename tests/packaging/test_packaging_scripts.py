@@ -444,3 +444,18 @@ def test_every_app_module_is_a_hidden_import():
     assert on_disk and on_disk <= modules
     assert panel_modules and panel_modules <= modules
     assert "hiddenimports=fc.app_modules()" in SPEC.read_text(encoding="utf-8")
+
+
+def test_glibc_floor_is_read_from_objdump_output(tmp_path):
+    sample = (
+        "0000000000000000      DF *UND*  0000000000000000 (GLIBC_2.2.5) free\n"
+        "0000000000000000      DF *UND*  0000000000000000 (GLIBC_2.35) __libc_start_main\n"
+        "0000000000000000      DF *UND*  0000000000000000 (GLIBCXX_3.4.29) _ZSt4cout\n"
+    )
+    assert build.glibc_versions(sample) == [(2, 2), (2, 35)]
+    if shutil.which("objdump") is None:
+        pytest.skip("no objdump")
+    shutil.copy(os.path.realpath(sys.executable), tmp_path / "python")
+    (tmp_path / "notes.txt").write_text("not an ELF file")
+    major, minor = (int(x) for x in build.required_glibc(tmp_path).split("."))
+    assert (major, minor) > (2, 17)  # any real executable needs more than the floor

@@ -32,15 +32,6 @@ def tally() -> Counter:
     return TALLY
 
 
-@pytest.fixture(scope="session", autouse=True)
-def one_thread():
-    # the test machines are shared: one OpenMP thread avoids a ~100× slowdown from contention
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="session")
 def tiny_model(tiny_checkpoint):
     from attention_lab.core.models import load_model
