@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-import torch
 
 from attention_lab.core.kvbench import (
     BenchmarkCancelled,

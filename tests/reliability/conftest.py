@@ -17,7 +17,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import torch
 
 # (kind, name) -> how many; kind is "fuzz", "bad input", "fault" or "exhaustive" (a check
 # over a whole finite set, e.g. every vocabulary token: listed, but not added to the three
