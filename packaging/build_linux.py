@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -249,14 +250,14 @@ def required_glibc(folder: Path) -> str:
                 if handle.read(4) != b"\x7fELF":
                     continue
             out = subprocess.run(["objdump", "-T", path], capture_output=True, text=True).stdout
-            for token in out.split():
-                if token.startswith("GLIBC_") and token[6:7].isdigit():
-                    try:
-                        version = tuple(int(x) for x in token[6:].split("."))
-                    except ValueError:
-                        continue
-                    best = max(best, version[:2])
+            best = max([best, *glibc_versions(out)])
     return ".".join(str(x) for x in best)
+
+
+def glibc_versions(objdump_output: str) -> list[tuple[int, int]]:
+    """(major, minor) of every ``GLIBC_x.y[.z]`` symbol version in ``objdump -T`` output
+    (they appear in parentheses: ``(GLIBC_2.2.5) free``)."""
+    return [(int(a), int(b)) for a, b in re.findall(r"GLIBC_(\d+)\.(\d+)", objdump_output)]
 
 
 def stage_gpt2(source: Path, dest: Path) -> Path:

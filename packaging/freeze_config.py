@@ -127,6 +127,8 @@ STRIP_PATTERNS: tuple[str, ...] = (
     "torch/lib/libtorch_cpu.so",
     "torch/lib/libtorch_python.so",
     "torch/lib/libc10.so",
+    "libpython3*.so*",  # CPython's own build: no patchelf involved
+    "python3*/lib-dynload/*.so",
 )
 
 # Exceptions to DROP_PATTERNS.
@@ -173,7 +175,10 @@ def strip_symbols(toc: Iterable[tuple], workdir: Path, run: Callable[[list[str]]
     import subprocess
 
     if run is None:
-        run = lambda cmd: subprocess.run(cmd, check=True)  # noqa: E731
+
+        def run(cmd: list[str]) -> None:
+            subprocess.run(cmd, check=True)
+
     out = []
     for entry in toc:
         dest, src = normalize(entry[0]), entry[1]

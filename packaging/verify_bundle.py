@@ -148,14 +148,16 @@ def check_app(checks: Checks, label: str, argv0: list[str], scratch: Path, prefi
     rc, out, err, secs = run_app(prefix, [*argv0, "--smoke-test"], cwd, env)
     said_ok = "smoke test: ok" in (out + err)
     line = next((ln for ln in (out + err).splitlines() if ln.startswith("smoke test:")), tail(err))
-    checks.record(f"{label}: --smoke-test (offscreen)", rc == 0 and said_ok, f"rc={rc}; {line}", secs)
+    why = "" if rc == 0 else "; stderr: " + tail("\n".join(ln for ln in err.splitlines() if "propagateSizeHints" not in ln), 3)
+    checks.record(f"{label}: --smoke-test (offscreen)", rc == 0 and said_ok, f"rc={rc}; {line}{why}", secs)
 
     if xvfb:
         xenv = dict(env, QT_QPA_PLATFORM="xcb")
         rc, out, err, secs = run_app(prefix, ["xvfb-run", "-a", "-s", "-screen 0 1920x1200x24", *argv0, "--smoke-test"], cwd, xenv)
         said_ok = "smoke test: ok" in (out + err)
         line = next((ln for ln in (out + err).splitlines() if ln.startswith("smoke test:")), tail(err))
-        checks.record(f"{label}: --smoke-test (xcb under Xvfb)", rc == 0 and said_ok, f"rc={rc}; {line}", secs)
+        why = "" if rc == 0 else "; stderr: " + tail("\n".join(ln for ln in err.splitlines() if "propagateSizeHints" not in ln), 3)
+        checks.record(f"{label}: --smoke-test (xcb under Xvfb)", rc == 0 and said_ok, f"rc={rc}; {line}{why}", secs)
 
     hf_home = home / ".local" / "share" / fc.APP_NAME / "huggingface"
     checks.record(f"{label}: writable HF_HOME made in the user's data folder", hf_home.is_dir(), str(hf_home.relative_to(scratch)))

@@ -381,7 +381,7 @@ def bench_gui_stalls(spec: str | None, label: str, s: Settings) -> list[Row]:
         for row in rows:
             row.note = why
         return rows
-    cmd = [sys.executable, "-m", "attention_lab.ui.perf_probe", "--trace-stalls", "--reps", str(min(s.reps, 5))]
+    cmd = [sys.executable, "-m", "attention_lab.ui.perf_probe", "--reps", str(min(s.reps, 5))]
     if spec:
         cmd += ["--model", spec]
     if s.quick:
@@ -412,9 +412,6 @@ def bench_gui_stalls(spec: str | None, label: str, s: Settings) -> list[Row]:
         row.note = f"worst of {len(stalls)} run(s), heartbeat every {result.get('heartbeat_ms')} ms; {result.get('model', '')}"
         if reason:
             row.note += f"; {reason}"
-    if result.get("stall_samples"):
-        # where the GUI thread was while the heartbeat was late: the place to look first
-        rows[0].details["where_the_gui_thread_was_ms"] = result["stall_samples"]
     return rows
 
 

@@ -87,7 +87,8 @@ def default_replacement(ids: list[int], position: int, top_ids: torch.Tensor, vo
 
 
 def compute_analysis(model, request: AnalysisRequest, cancel: threading.Event | None = None) -> AnalysisState:
-    from attention_lab.core.analysis import head_portrait, leakage
+    from attention_lab.core.analysis import head_portrait
+    from attention_lab.core.fast_paths import EditBase, edit_update
 
     def check() -> None:
         if cancel is not None and cancel.is_set():
@@ -102,9 +103,21 @@ def compute_analysis(model, request: AnalysisRequest, cancel: threading.Event | 
     position = n - 1 if request.position is None else min(max(0, int(request.position)), n - 1)
     check()
 
-    # 1) the causal pass (GPT-2 as it is): every layer's attention, for the portraits
-    causal_out = lens(ids, causal=True, mask_mode=request.mask_mode, keep_attentions=True, keep_hidden=False, compute_logits=False)
+    # 1) the causal pass (GPT-2 as it is): every layer's attention, for the portraits; its
+    #    hidden states and K/V cache are kept too, for the fast leakage path in step 4
+    causal_out = lens(ids, causal=True, mask_mode=request.mask_mode, keep_attentions=True, keep_hidden=True,
+                      use_cache=True, compute_logits=False)
     check()
+
+    # 2) head portraits, one layer at a time; then every layer's map but the shown one is
+    #    dropped: all of them take 600 MB at 1024 tokens, and no panel shows them
+    overview: list = []
+    for index, attn in enumerate(causal_out.attentions):
+        overview.extend(head_portrait(attn[0], layer_offset=index))
+        if index != layer:
+            causal_out.attentions[index] = None
+        check()
+    portrait = [s for s in overview if s.layer == layer]
     wanted = None if n <= FULL_TOPK_LIMIT else [position - 1, n - 1]
     top_ids, top_probs = top_predictions(lens, causal_out.final_hidden[0], wanted)
     replacement = request.replacement_id
@@ -112,26 +125,22 @@ def compute_analysis(model, request: AnalysisRequest, cancel: threading.Event | 
         replacement = default_replacement(ids, position, top_ids, cfg.vocab_size)
     check()
 
-    # 2) the same input without the mask (RoBERTa-style), only the shown layer kept
-    bidi_out = lens(ids, causal=False, keep_attentions=[layer], keep_hidden=False, compute_logits=False)
+    # 3) the same input without the mask (RoBERTa-style), only the shown layer kept
+    bidi_out = lens(ids, causal=False, keep_attentions=[layer], keep_hidden=True, compute_logits=False)
     check()
 
-    # 3) the leakage diff: change the token at `position`, measure every position's change
-    leak = leakage(lens, ids, position, replacement, mask_mode=request.mask_mode)
+    # 4) the leakage diff: change the token at `position`, measure every position's change.
+    #    core.fast_paths reuses the two passes above (and, under the mask, the K/V of the
+    #    positions before the edit): core.analysis.leakage's numbers for about one pass instead of four
+    base = EditBase.from_outputs(ids, layer, request.mask_mode, causal_out, bidi_out)
+    leak = edit_update(lens, ids, position, replacement, layer, mask_mode=request.mask_mode, base=base).leakage
     check()
-
-    # 4) head portraits, one layer at a time so the temporaries stay one layer big
-    overview: list = []
-    for index, attn in enumerate(causal_out.attentions):
-        overview.extend(head_portrait(attn[0], layer_offset=index))
-        check()
-    portrait = [s for s in overview if s.layer == layer]
 
     # the lens notes the shapes of layer 0 as it runs; logits were skipped, add their row
     shapes = list(causal_out.shapes) + [ShapeRow("logits", (n, cfg.vocab_size), "ln_f, then × wteᵀ")]
     attention_causal = causal_out.attentions[layer][0].contiguous()
     attention_bidirectional = bidi_out.attentions[layer][0].contiguous()
-    del causal_out, bidi_out  # all layers' attentions: up to 600 MB at 1024 tokens
+    del causal_out, bidi_out, base  # hidden states and K/V of every layer
 
     return AnalysisState(
         request_id=request.request_id,

@@ -101,8 +101,11 @@ class StallSampler:
             parts = [f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in (ours, inner) if f is not None]
             self.counts[" in ".join(dict.fromkeys(parts))] += 1
 
-    def top(self, k: int = 8) -> list[tuple[float, str]]:
-        return [(n * self.every * 1000.0, key) for key, n in self.counts.most_common(k)]
+    def take(self, k: int = 6) -> list[tuple[float, str]]:
+        """The ``k`` places seen most while the heartbeat was late (≈ ms), then forget them."""
+        top = [(round(n * self.every * 1000.0), key) for key, n in self.counts.most_common(k)]
+        self.counts.clear()
+        return top
 
 
 def _run_until(signal, timeout_s: float, start: Callable[[], object] | None = None) -> bool:
@@ -154,7 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-long-text", action="store_true", help="skip the context-long text")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for each step")
     parser.add_argument("--trace-stalls", action="store_true",
-                        help="also report where the GUI thread was while the heartbeat was late (ms sampled, stack)")
+                        help="diagnostics: also report where the GUI thread was while the heartbeat was late "
+                             "(per phase: ≈ ms seen, the app's innermost frame in the innermost frame). "
+                             "Reading another thread's frames can crash CPython 3.11 now and then: "
+                             "not for the numbers, only to find a stall")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -203,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             stalls.append(stall)
             seconds.append(took)
         report["edit"] = {"max_stall_ms": stalls, "seconds_to_result": seconds}
+        if sampler is not None:
+            report["edit"]["where"] = sampler.take()
 
         # 2) the KV benchmark from its panel
         panel = window.panels.get("panel.kvbench")
@@ -220,6 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stalls.append(stall)
                 seconds.append(took)
             report["kvbench"] = {"max_stall_ms": stalls, "seconds_to_result": seconds, "new_tokens": args.kv_tokens}
+            if sampler is not None:
+                report["kvbench"]["where"] = sampler.take()
 
         # 3) a text as long as the context: analysis and the n × n head grid
         if not args.no_long_text:
@@ -239,10 +249,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 code = 1
             report["long_text"] = {"max_stall_ms": [stall], "seconds_to_result": [took],
                                    "tokens": window.last_state.n_tokens if window.last_state else None}
+            if sampler is not None:
+                report["long_text"]["where"] = sampler.take()
         beat.stop()
         if sampler is not None:
             sampler.stop()
-            report["stall_samples"] = sampler.top()
     finally:
         teardown(app, window)
         window = None
