@@ -502,7 +502,7 @@ def _load_models(specs: Sequence[str] | None, workdir: Path, s: Settings) -> tup
         return models, notes
     try:
         demo = load_model("demo")
-        models.append(BenchModel(f"demo ({demo.name})", "demo", Path(demo.path), demo, measure_memory=False))
+        models.append(BenchModel(demo.name, "demo", Path(demo.path), demo, measure_memory=False))
     except ModelLoadError as exc:
         notes.append(f"demo model skipped: {exc}")
     s.say("writing a GPT-2-small-shaped checkpoint with random weights")

@@ -31,12 +31,31 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import os
 import threading
 import traceback
 from collections import deque
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+
+def _leave_a_core_for_the_gui() -> None:
+    """Let torch use every core but one (called on each thread that runs torch: the worker, the GUI).
+
+    torch's default is one compute thread per core; those threads then compete with the GUI
+    thread and every paint waits.  Measured on 2 cores with another process busy
+    (``attention-lab bench``'s GUI rows, demo model): with 2 threads an edit's result took
+    5–11 s and the window froze up to 2 s, a 50-token KV benchmark took 17–51 s; with 1
+    thread, 0.5–0.7 s, 0.3–0.6 s and 1.1 s.  OpenMP's thread count belongs to the calling
+    thread, hence one call per thread.  ``OMP_NUM_THREADS``, when the user sets it, wins.
+    """
+    cores = os.cpu_count() or 1
+    if os.environ.get("OMP_NUM_THREADS") or cores < 2:
+        return
+    import torch
+
+    torch.set_num_threads(max(1, min(torch.get_num_threads(), cores - 1)))
 
 
 class JobCancelled(Exception):
@@ -108,6 +127,7 @@ class InferenceWorker(QObject):
         self._closed = False
         self._relay = _Relay()
         self._relay.event.connect(self._on_event, Qt.ConnectionType.QueuedConnection)
+        _leave_a_core_for_the_gui()  # for the GUI thread's own small torch work (portraits…)
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 
@@ -253,6 +273,7 @@ class InferenceWorker(QObject):
             pass
 
     def _loop(self) -> None:
+        _leave_a_core_for_the_gui()
         while True:
             with self._lock:
                 while not self._pending and not self._closed:
