@@ -23,6 +23,13 @@ import torch  # noqa: E402
 torch.set_num_threads(1)
 
 from checkpoints import GPT2_SMALL_SHAPES, make_checkpoint  # noqa: E402
+from reliability_tally import TALLY  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def tally():
+    """Count inputs tried / faults injected / fuzz examples for the README's Reliability section."""
+    return TALLY
 
 
 @pytest.fixture(scope="session")

@@ -80,7 +80,7 @@ def test_in_process_rows_are_measured_side_by_side(report):
             assert row["details"]["repetitions"] == 1
             assert row["ratio"] == pytest.approx(row["theirs"] / row["ours"])  # without ÷ with
         else:
-            assert len(row["ours_samples"]) == 1
+            assert len(row["ours_samples"]) == 1  # --quick: exactly --reps runs, no extra ones
             assert len(row["theirs_samples"]) == len(row["ours_samples"])
             ratio = row["theirs"] / row["ours"] if row["id"] == "generate_50" else row["ours"] / row["theirs"]
             assert row["ratio"] == pytest.approx(ratio)

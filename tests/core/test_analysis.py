@@ -364,3 +364,36 @@ def test_exact_zeros_hold_at_gpt2_small_shapes(gpt2_small_checkpoint):
         st = kv_stability(lens, ids)
         assert torch.equal(st.causal_keys, torch.zeros(12, n)) and torch.equal(st.causal_values, torch.zeros(12, n))
         assert torch.equal(st.bidirectional_keys[0], torch.zeros(n)) and bool((st.bidirectional_keys[1:] > 0).all())
+
+
+def test_mask_mode_passes_stop_between_modes_and_agree_with_leakage(tiny):
+    """A closing window waits for one pass at most; each mode's leak is leakage()'s number."""
+    from attention_lab.core.analysis import leakage, mask_mode_passes
+
+    ids = tiny.tokenizer.encode("The big dog bit the mailman yesterday")
+    asked = []
+
+    def stop_after_two() -> bool:
+        asked.append(1)
+        return len(asked) > 2
+
+    passes = list(mask_mode_passes(tiny.lens, ids, 1, should_stop=stop_after_two))
+    assert len(passes) == 2 and len(asked) == 3
+    for row, attn, leak in mask_mode_passes(tiny.lens, ids, 1, position=5, replacement_id=42):
+        reference = leakage(tiny.lens, ids, 5, 42, mask_mode=row.mode)
+        assert row.max_leak_before == pytest.approx(reference.causal_max_before, abs=1e-6)
+        assert torch.allclose(leak, reference.causal, atol=1e-6)
+        assert attn.shape == (tiny.lens.config.n_head, len(ids), len(ids))
+
+
+def test_attention_hook_sees_every_layer_while_only_the_shown_one_is_kept(tiny):
+    """The app summarises all layers through the hook and keeps one map (memory at 1024 tokens)."""
+    ids = tiny.tokenizer.encode("The big dog bit the mailman yesterday")
+    full = tiny.lens(ids, keep_attentions=True, keep_hidden=False, compute_logits=False)
+    seen: dict[int, torch.Tensor] = {}
+    lean = tiny.lens(ids, keep_attentions=[1], keep_hidden=False, compute_logits=False,
+                     attention_hook=lambda i, a: seen.__setitem__(i, a))
+    assert sorted(seen) == list(range(tiny.lens.config.n_layer))
+    for i, attn in seen.items():
+        assert torch.equal(attn, full.attentions[i])
+    assert lean.attentions[0] is None and torch.equal(lean.attentions[1], full.attentions[1])

@@ -13,22 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
-# (kind, name) -> how many; kind is "fuzz", "bad input", "fault" or "exhaustive" (a check
-# over a whole finite set, e.g. every vocabulary token: listed, but not added to the three
-# headline numbers).  A fuzz property counts every example hypothesis ran, shrinking included.
-TALLY: Counter = Counter()
+from reliability_tally import TALLY  # the `tally` fixture (tests/conftest.py) adds to it
 
 HOSTILE_MODELS_FILE = "tests/core/test_hostile_models.py"
-
-
-@pytest.fixture(scope="session")
-def tally() -> Counter:
-    return TALLY
 
 
 @pytest.fixture(scope="session")

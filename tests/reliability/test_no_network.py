@@ -171,3 +171,19 @@ def test_uncached_hub_id_fails_fast_without_network(tmp_path, tally):
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and "never downloads on its own" in proc.stderr
     assert network_attempts(env) == []
+
+
+# ---------------------------------------------------------------------------- the window without network
+@pytest.mark.parametrize("no_network", [True, False], ids=["unshare-n", "audit-hook-only"])
+def test_the_window_needs_no_network(no_network, tmp_path, tally):
+    """The app itself (window, default model, one full analysis, every panel) with no network
+    and HF_HUB_OFFLINE unset: the smoke test passes and no socket is ever opened."""
+    demo = ROOT / "resources" / "demo-model"
+    if not (demo / "config.json").is_file():
+        pytest.skip("resources/demo-model is not there yet")
+    env = offline_env(tmp_path, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path / "home"))
+    proc = run_guarded(["--smoke-test"], env, no_network)
+    tally["fault", "app window run with the network removed, HF_HUB_OFFLINE unset"] += 1
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "smoke test: ok" in proc.stdout and "demo" in proc.stdout.lower()
+    assert network_attempts(env) == []

@@ -67,3 +67,25 @@ def tiny_model(tiny_checkpoint):
     from attention_lab.core.models import load_model
 
     return load_model(str(tiny_checkpoint))
+
+
+@pytest.fixture
+def make_window(qtbot, isolated_settings, tiny_checkpoint):
+    """``make(settings=None, model_spec="tiny")``: a shown MainWindow, torn down after the test."""
+    from attention_lab.ui.main_window import MainWindow
+
+    windows: list[MainWindow] = []
+
+    def make(settings: QSettings | None = None, model_spec: str | None = "tiny", **kwargs) -> MainWindow:
+        spec = str(tiny_checkpoint) if model_spec == "tiny" else model_spec
+        window = MainWindow(settings=settings if settings is not None else isolated_settings, model_spec=spec, **kwargs)
+        window.resize(1400, 900)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    from qt_windows import close_windows
+
+    close_windows(windows)
+

@@ -18,36 +18,15 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QPushButton
 
 from attention_lab.core.lab import SEED_TEXT
 from attention_lab.ui.errors import ErrorDialog
-from attention_lab.ui.launch import teardown
 from attention_lab.ui.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 STATE_TIMEOUT_MS = 30000
 MY_PANELS = ("panel.token_editor", "panel.head_grid", "panel.leakage")
-
-
-@pytest.fixture
-def make_window(qtbot, isolated_settings, tiny_checkpoint):
-    windows: list[MainWindow] = []
-
-    def make(settings: QSettings | None = None, model_spec: str | None = "tiny", **kwargs) -> MainWindow:
-        spec = str(tiny_checkpoint) if model_spec == "tiny" else model_spec
-        window = MainWindow(settings=settings if settings is not None else isolated_settings, model_spec=spec, **kwargs)
-        window.resize(1400, 900)
-        window.show()
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        try:
-            teardown(QApplication.instance(), window)
-        except RuntimeError:  # already deleted by the test
-            pass
 
 
 def wait_state(qtbot, window: MainWindow, predicate=lambda s: True, timeout: int = STATE_TIMEOUT_MS):

@@ -20,6 +20,7 @@ from attention_lab.ui.i18n import tr
 from attention_lab.ui.launch import teardown
 from attention_lab.ui.main_window import MainWindow
 from attention_lab.ui.panels.panel_kit import fmt_number
+from qt_windows import close_windows
 from attention_lab.ui.tour import KEY_FINISHED, KEY_OFFERED, KEY_STEP, TourDock, format_value
 
 TIMEOUT_MS = 60000
@@ -44,11 +45,7 @@ def make_window(qtbot, isolated_settings, tiny_model):
         return window
 
     yield make
-    for window in windows:
-        try:
-            teardown(QApplication.instance(), window)
-        except RuntimeError:  # already deleted by the test
-            pass
+    close_windows(windows)
 
 
 def wait_state(qtbot, window, predicate=lambda s: True):

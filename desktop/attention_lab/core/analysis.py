@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Callable, Iterator, Literal, Sequence
 
 import torch
 
@@ -461,6 +461,49 @@ class MaskModeRow:
     max_leak_before: float  # causal leakage before the edited position (final hidden state)
 
 
+def mask_mode_passes(
+    lens: GPT2Lens,
+    ids: Sequence[int],
+    layer: int = 0,
+    position: int | None = None,
+    replacement_id: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[tuple[MaskModeRow, Tensor, Tensor]]:
+    """For each :class:`MaskMode`, one causal forward of [original, edited] (B = 2):
+    yields the mode's :class:`MaskModeRow`, the original's attention at ``layer``
+    ``[H, n, n]`` and every position's relative change ``[n]``.
+
+    One batched pass per mode gives all three (the edited row sits beside the original in
+    the same kernel calls, so an untouched position's change is an exact 0.0, as in
+    :func:`leakage`).  ``should_stop`` is asked before each mode: a caller that has to stop
+    (a closing window) waits for one pass at most.
+    """
+    ids = _check_ids(lens, ids)
+    if not 0 <= layer < lens.config.n_layer:
+        raise ValueError(f"layer {layer} is out of range: the model has {lens.config.n_layer} layers")
+    position = len(ids) - 1 if position is None else int(position)
+    if not 0 <= position < len(ids):
+        raise ValueError(f"position {position} is out of range: the sequence has {len(ids)} tokens (0..{len(ids) - 1})")
+    if replacement_id is None:
+        replacement_id = (ids[position] + 1) % lens.config.vocab_size
+    replacement_id = _check_token(lens, replacement_id, "replacement")
+    edited = list(ids)
+    edited[position] = replacement_id
+    n = len(ids)
+    future = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+    for mode in MaskMode:
+        if should_stop is not None and should_stop():
+            return
+        out = lens(torch.tensor([ids, edited]), causal=True, mask_mode=mode, keep_attentions=[layer],
+                   keep_hidden=False, compute_logits=False)
+        attn = out.attentions[layer][0]  # the original sequence: [H, n, n]
+        leak = relative_change(out.final_hidden[0], out.final_hidden[1])  # [n]
+        row_error = float((attn.sum(-1) - 1).abs().max())
+        future_weight = float(attn.masked_fill(~future, 0.0).max())
+        before = float(leak[:position].max()) if position > 0 else 0.0
+        yield MaskModeRow(mode.value, row_error, future_weight, before), attn, leak
+
+
 def mask_mode_report(
     lens: GPT2Lens,
     ids: Sequence[int],
@@ -473,23 +516,7 @@ def mask_mode_report(
     The leak is measured by editing ``position`` (default: the last token) to
     ``replacement_id`` (default: the next token id, modulo the vocabulary).
     """
-    ids = _check_ids(lens, ids)
-    if not 0 <= layer < lens.config.n_layer:
-        raise ValueError(f"layer {layer} is out of range: the model has {lens.config.n_layer} layers")
-    position = len(ids) - 1 if position is None else position
-    if replacement_id is None:
-        replacement_id = (ids[position] + 1) % lens.config.vocab_size
-    n = len(ids)
-    future = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
-    rows = []
-    for mode in MaskMode:
-        out = lens(ids, mask_mode=mode, keep_attentions=[layer], keep_hidden=False, compute_logits=False)
-        attn = out.attentions[layer][0]  # [H, n, n]
-        row_error = float((attn.sum(-1) - 1).abs().max())
-        future_weight = float(attn.masked_fill(~future, 0.0).max())
-        leak = leakage(lens, ids, position, replacement_id, mask_mode=mode)
-        rows.append(MaskModeRow(mode.value, row_error, future_weight, leak.causal_max_before))
-    return rows
+    return [row for row, _attn, _leak in mask_mode_passes(lens, ids, layer, position, replacement_id)]
 
 
 # ---------------------------------------------------------------------------- the triangle print

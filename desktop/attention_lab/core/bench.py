@@ -1,8 +1,9 @@
 """``attention-lab bench``: how fast the app is, next to what a learner would otherwise use.
 
 Every figure is measured side by side in one run: the two contenders alternate (A B, then
-B A, …), each is timed at least ``--reps`` times after a warm-up, and the table quotes the
-ratio of the medians with a verdict against the goal of issue 6.  Absolute times are in
+B A, …), each is timed at least ``--reps`` times after a warm-up (fast pairs more often, up
+to 25 runs or ~4 s), and the table quotes the ratio of the medians with a verdict against
+the goal of issue 6.  Absolute times are in
 the JSON (``--json``) but mean little: machines differ and are noisy; ratios travel.
 
 Rows (``id`` in the JSON):
@@ -96,6 +97,11 @@ class Settings:
     skip: frozenset[str] = frozenset()
     progress: Callable[[str], None] | None = None
 
+    @property
+    def budget_s(self) -> float:
+        """Seconds of timing a fast row may take (more runs than ``reps``); none with --quick."""
+        return 0.0 if self.quick else TIME_BUDGET_S
+
     def say(self, message: str) -> None:
         if self.progress is not None:
             self.progress(message)
@@ -115,11 +121,23 @@ def _median(samples: Sequence[float]) -> float:
     return float(statistics.median(samples))
 
 
-def alternate(a: Callable[[], object], b: Callable[[], object], reps: int, warmup: int = 1) -> tuple[list[float], list[float]]:
-    """Time ``a`` and ``b`` ``reps`` times each, interleaved A B B A A B …, after ``warmup`` untimed runs."""
+# fast rows get more runs than --reps (a median of 5 runs of 40 ms swings with the neighbours'
+# load), up to MAX_REPS or about TIME_BUDGET_S of timing per row
+MAX_REPS = 25
+TIME_BUDGET_S = 4.0
+
+
+def alternate(a: Callable[[], object], b: Callable[[], object], reps: int, warmup: int = 1,
+              budget_s: float = TIME_BUDGET_S) -> tuple[list[float], list[float]]:
+    """Time ``a`` and ``b`` at least ``reps`` times each, interleaved A B B A A B …, after
+    ``warmup`` untimed runs (which also size the number of runs of a fast pair)."""
+    start = time.perf_counter()
     for _ in range(warmup):
         a()
         b()
+    if warmup and budget_s > 0:
+        pair = (time.perf_counter() - start) / warmup
+        reps = max(reps, min(MAX_REPS, int(budget_s / max(pair, 1e-6))))
     times: dict[int, list[float]] = {0: [], 1: []}
     funcs = (a, b)
     for rep in range(reps):
@@ -144,9 +162,9 @@ def _verdict(ratio: float | None, goal_max: float | None = None, goal_min: float
 
 def _timed_row(row: Row, ours: Callable[[], object], theirs: Callable[[], object], reps: int,
                *, goal_max: float | None = None, goal_min: float | None = None, throughput: bool = False,
-               warmup: int = 1) -> Row:
+               warmup: int = 1, budget_s: float = TIME_BUDGET_S) -> Row:
     """Fill ``row`` with alternating timings; ``throughput``: ratio = theirs/ours (a tokens/s ratio)."""
-    a, b = alternate(ours, theirs, reps, warmup)
+    a, b = alternate(ours, theirs, reps, warmup, budget_s)
     row.ours_samples, row.theirs_samples = a, b
     row.ours, row.theirs = _median(a), _median(b)
     row.ratio = (row.theirs / row.ours) if throughput else (row.ours / row.theirs)
@@ -205,7 +223,8 @@ def bench_forward(bm: BenchModel, ref, s: Settings) -> Row:
         with torch.inference_mode():
             return ref(input_ids=ids, output_attentions=True)
 
-    _timed_row(row, lambda: lens(ids, keep_attentions=True, keep_hidden=False), theirs, s.reps, goal_max=1.0)
+    _timed_row(row, lambda: lens(ids, keep_attentions=True, keep_hidden=False), theirs, s.reps, goal_max=1.0,
+               budget_s=s.budget_s)
     row.note = "both return logits for every position and every layer's attention"
     return row
 
@@ -225,7 +244,7 @@ def _edit_case(bm: BenchModel, ref, n: int, position: int, s: Settings, row: Row
             return ref(input_ids=pair)  # the issue's yardstick: one plain forward of the pair
 
     _timed_row(row, lambda: fast_paths.edit_update(lens, ids, position, replacement, layer, base=base), theirs,
-               s.reps, goal_max=goal_max)
+               s.reps, goal_max=goal_max, budget_s=s.budget_s)
     # what the edit costs when the unedited text's results aren't there yet (once, for reference)
     start = time.perf_counter()
     fast_paths.edit_update(lens, ids, position, replacement, layer)
@@ -283,7 +302,7 @@ def bench_generate(bm: BenchModel, ref, s: Settings) -> Row:
                                do_sample=False, use_cache=True)
         theirs_ids[:] = out[0, len(prompt):].tolist()
 
-    _timed_row(row, ours, theirs, s.reps, goal_min=1.2, throughput=True)
+    _timed_row(row, ours, theirs, s.reps, goal_min=1.2, throughput=True, budget_s=s.budget_s)
     row.details["identical_to_transformers"] = ours_ids == theirs_ids
     row.details["tokens_per_second_ours"] = new / row.ours if row.ours else None
     row.details["tokens_per_second_theirs"] = new / row.theirs if row.theirs else None
@@ -357,7 +376,7 @@ def bench_startup(spec: str | None, label: str, s: Settings) -> Row:
         return go
 
     # the warm-up fills the OS file cache (a first launch after boot reads ~1 GB of libraries)
-    _timed_row(row, run(smoke), run(baseline), s.reps, goal_max=1.5, warmup=0 if s.quick else 1)
+    _timed_row(row, run(smoke), run(baseline), s.reps, goal_max=1.5, warmup=0 if s.quick else 1, budget_s=0)
     if failures:
         row.verdict = "failed"
         row.note = f"the smoke test or the import failed: {failures[0]}"
@@ -410,6 +429,9 @@ def bench_gui_stalls(spec: str | None, label: str, s: Settings) -> list[Row]:
         row.details = {k: v for k, v in result[key].items() if k != "max_stall_ms"}
         row.tokens = row.details.get("tokens")
         row.note = f"worst of {len(stalls)} run(s), heartbeat every {result.get('heartbeat_ms')} ms; {result.get('model', '')}"
+        slowest = list((row.details.get("show_state_ms") or {}).items())[:2]
+        if slowest:
+            row.note += "; slowest views (show_state): " + ", ".join(f"{k} {v:.0f} ms" for k, v in slowest)
         if reason:
             row.note += f"; {reason}"
     return rows
@@ -606,7 +628,8 @@ def render_text(report: dict) -> str:
     lines.append("")
     lines.append(f"{report['command']} — {m['cpu_count']} CPUs, torch {m['torch']} with {m['torch_threads']} threads, "
                  f"load average {', '.join(f'{x:.1f}' for x in m['load_average'] or [])}; "
-                 f"medians of {report['settings']['reps']} alternating runs")
+                 f"medians of at least {report['settings']['reps']} alternating runs per contender "
+                 f"(fast rows: up to {MAX_REPS}; every sample is in --json)")
     for note in report["notes"]:
         lines.append(f"note: {note}")
     for r in report["rows"]:

@@ -103,20 +103,21 @@ def compute_analysis(model, request: AnalysisRequest, cancel: threading.Event | 
     position = n - 1 if request.position is None else min(max(0, int(request.position)), n - 1)
     check()
 
-    # 1) the causal pass (GPT-2 as it is): every layer's attention, for the portraits; its
-    #    hidden states and K/V cache are kept too, for the fast leakage path in step 4
-    causal_out = lens(ids, causal=True, mask_mode=request.mask_mode, keep_attentions=True, keep_hidden=True,
-                      use_cache=True, compute_logits=False)
+    # 1) the causal pass (GPT-2 as it is): each layer's attention is summarised into head
+    #    portraits as it is made and then dropped (all of them take 576 MB at 1024 tokens
+    #    for GPT-2 small, and only the shown layer is drawn); hidden states and the K/V
+    #    cache are kept for the fast leakage path in step 4
+    overview: list = []
+
+    def summarise(index: int, attn: torch.Tensor) -> None:
+        overview.extend(head_portrait(attn[0], layer_offset=index))
+        check()  # a superseded request stops between layers
+
+    causal_out = lens(ids, causal=True, mask_mode=request.mask_mode, keep_attentions=[layer], keep_hidden=True,
+                      use_cache=True, compute_logits=False, attention_hook=summarise)
     check()
 
-    # 2) head portraits, one layer at a time; then every layer's map but the shown one is
-    #    dropped: all of them take 600 MB at 1024 tokens, and no panel shows them
-    overview: list = []
-    for index, attn in enumerate(causal_out.attentions):
-        overview.extend(head_portrait(attn[0], layer_offset=index))
-        if index != layer:
-            causal_out.attentions[index] = None
-        check()
+    # 2) the model's predictions (the replacement defaults to its best guess)
     portrait = [s for s in overview if s.layer == layer]
     wanted = None if n <= FULL_TOPK_LIMIT else [position - 1, n - 1]
     top_ids, top_probs = top_predictions(lens, causal_out.final_hidden[0], wanted)

@@ -99,6 +99,11 @@ register(
             "en": "Some saved settings were unreadable and were reset to defaults: {what}",
             "pt_BR": "Algumas configurações salvas estavam ilegíveis e voltaram ao padrão: {what}",
         },
+        "status.settings_unwritable": {
+            "en": "Settings can't be saved to {file}: your changes last until you quit.",
+            "pt_BR": "As configurações não podem ser salvas em {file}: suas mudanças valem até você sair.",
+        },
+        "status.settings_not_saved": {"en": "settings not saved", "pt_BR": "configurações não salvas"},
         "dialog.open_folder": {"en": "Open a GPT-2 model folder", "pt_BR": "Abrir uma pasta de modelo GPT-2"},
         "dialog.cached_title": {"en": "Cached Hugging Face model", "pt_BR": "Modelo no cache do Hugging Face"},
         "dialog.cached_label": {
@@ -247,8 +252,19 @@ class MainWindow(QMainWindow):
         else:
             self.retranslate()
         self._restore_settings()
+        warnings = []
         if self.settings_problems:
-            message = tr("status.settings_reset", what=", ".join(self.settings_problems))
+            warnings.append(tr("status.settings_reset", what=", ".join(self.settings_problems)))
+        # e.g. a read-only home or a settings path under a file: say so now, not at quit
+        self.settings_writable = self.settings.isWritable()
+        if not self.settings_writable:
+            unwritable = tr("status.settings_unwritable", file=self.settings.fileName())
+            warnings.append(unwritable)
+            self.settings_warning.setText("⚠ " + tr("status.settings_not_saved"))
+            self.settings_warning.setToolTip(unwritable)
+            self.settings_warning.show()
+        if warnings:
+            message = " ".join(warnings)
             log.warning(message)
             QTimer.singleShot(0, lambda: self.statusBar().showMessage(message, 15000))
 
@@ -394,6 +410,11 @@ class MainWindow(QMainWindow):
             status.addPermanentWidget(widget)
         status.addPermanentWidget(self.busy_label)
         status.addPermanentWidget(self.busy_bar)
+        # stays in view (a passing message would be replaced by the next "model loaded")
+        self.settings_warning = QLabel(self)
+        self.settings_warning.setObjectName("status_settings_warning")
+        self.settings_warning.hide()
+        status.addPermanentWidget(self.settings_warning)
 
     def _connect(self) -> None:
         s = self.session
@@ -805,6 +826,8 @@ class MainWindow(QMainWindow):
         s.setValue("geometry", self.saveGeometry())
         s.setValue("window_state", self.saveState(SETTINGS_VERSION))
         s.sync()
+        if s.status() != QSettings.Status.NoError:  # QSettings never raises: ask
+            log.warning("could not save settings to %s (%s)", s.fileName(), s.status().name)
 
     # ------------------------------------------------------------------ teardown
     def shutdown(self, timeout: float = 1.5) -> bool:

@@ -11,6 +11,9 @@ The probe records the longest gap while
 - ``long_text``: a text as long as the model's context (at most 1024 tokens) is analysed
   and drawn (the head grid at n × n).
 
+With each phase it reports the longest ``show_state`` of every panel (``show_state_ms``):
+the GUI-thread work a new analysis costs, view by view.
+
 It prints one JSON line on stdout; exit 1 when the window never produced an analysis.
 """
 
@@ -63,49 +66,29 @@ class Heartbeat:
         self.timer.stop()
 
 
-class StallSampler:
-    """A watchdog thread: while the heartbeat is late, sample where the GUI thread is (diagnostics)."""
+class PanelTimer:
+    """Times every panel's ``show_state`` (GUI thread): which view makes the window wait."""
 
-    def __init__(self, beat: Heartbeat, late_ms: float = 20.0, every_ms: float = 5.0):
-        import collections
-        import threading
+    def __init__(self, panels: dict):
+        self.worst: dict[str, float] = {}
+        for panel_id, panel in panels.items():
+            original = panel.show_state
 
-        self.beat = beat
-        self.late = late_ms / 1000.0
-        self.every = every_ms / 1000.0
-        self.main_id = threading.get_ident()
-        self.counts: collections.Counter = collections.Counter()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="stall-sampler", daemon=True)
+            def timed(state, _original=original, _id=panel_id) -> None:
+                start = time.perf_counter()
+                try:
+                    _original(state)
+                finally:
+                    ms = (time.perf_counter() - start) * 1000.0
+                    self.worst[_id] = max(self.worst.get(_id, 0.0), ms)
 
-    def start(self) -> None:
-        self._thread.start()
+            panel.show_state = timed  # the window looks the method up on each state
 
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=1.0)
-
-    def _run(self) -> None:
-        import traceback
-
-        while not self._stop.wait(self.every):
-            if time.perf_counter() - self.beat.last < self.late:
-                continue
-            frame = sys._current_frames().get(self.main_id)
-            if frame is None:
-                continue
-            stack = traceback.extract_stack(frame)
-            # the app's innermost frame (who is responsible) and the innermost frame (what runs)
-            ours = next((f for f in reversed(stack) if "attention_lab" in f.filename and "perf_probe" not in f.filename), None)
-            inner = stack[-1]
-            parts = [f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in (ours, inner) if f is not None]
-            self.counts[" in ".join(dict.fromkeys(parts))] += 1
-
-    def take(self, k: int = 6) -> list[tuple[float, str]]:
-        """The ``k`` places seen most while the heartbeat was late (≈ ms), then forget them."""
-        top = [(round(n * self.every * 1000.0), key) for key, n in self.counts.most_common(k)]
-        self.counts.clear()
-        return top
+    def take(self) -> dict[str, float]:
+        """Longest ``show_state`` per panel (ms) since the last call, slowest first."""
+        worst = dict(sorted(((k, round(v, 1)) for k, v in self.worst.items()), key=lambda kv: -kv[1]))
+        self.worst.clear()
+        return worst
 
 
 def _run_until(signal, timeout_s: float, start: Callable[[], object] | None = None) -> bool:
@@ -156,11 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--heartbeat-ms", type=int, default=5)
     parser.add_argument("--no-long-text", action="store_true", help="skip the context-long text")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for each step")
-    parser.add_argument("--trace-stalls", action="store_true",
-                        help="diagnostics: also report where the GUI thread was while the heartbeat was late "
-                             "(per phase: ≈ ms seen, the app's innermost frame in the innermost frame). "
-                             "Reading another thread's frames can crash CPython 3.11 now and then: "
-                             "not for the numbers, only to find a stall")
+
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -192,9 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["model"] = f"{model.name}, {state.n_tokens} tokens"
         beat = Heartbeat(args.heartbeat_ms)
         beat.start()
-        sampler = StallSampler(beat) if args.trace_stalls else None
-        if sampler is not None:
-            sampler.start()
+        panels = PanelTimer(window.panels)
 
         # 1) the leakage edit: a different replacement of the last token each time
         stalls, seconds = [], []
@@ -209,8 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stalls.append(stall)
             seconds.append(took)
         report["edit"] = {"max_stall_ms": stalls, "seconds_to_result": seconds}
-        if sampler is not None:
-            report["edit"]["where"] = sampler.take()
+        report["edit"]["show_state_ms"] = panels.take()
 
         # 2) the KV benchmark from its panel
         panel = window.panels.get("panel.kvbench")
@@ -228,8 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stalls.append(stall)
                 seconds.append(took)
             report["kvbench"] = {"max_stall_ms": stalls, "seconds_to_result": seconds, "new_tokens": args.kv_tokens}
-            if sampler is not None:
-                report["kvbench"]["where"] = sampler.take()
+            report["kvbench"]["show_state_ms"] = panels.take()
 
         # 3) a text as long as the context: analysis and the n × n head grid
         if not args.no_long_text:
@@ -249,11 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 code = 1
             report["long_text"] = {"max_stall_ms": [stall], "seconds_to_result": [took],
                                    "tokens": window.last_state.n_tokens if window.last_state else None}
-            if sampler is not None:
-                report["long_text"]["where"] = sampler.take()
+            report["long_text"]["show_state_ms"] = panels.take()
         beat.stop()
-        if sampler is not None:
-            sampler.stop()
     finally:
         teardown(app, window)
         window = None

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage, colormap, fit_token_ticks, grid_shape, hatch_overlay, overlay_item
-from attention_lab.ui.panels.panel_kit import explanation_label
+from attention_lab.ui.panels.panel_kit import clear_layout, explanation_label
 
 register(
     {
@@ -357,7 +357,7 @@ class HeadGridPanel(Panel):
         self._rendered = True
 
     def _build_grid(self, heads: int) -> None:
-        self.grid_view.clear()
+        clear_layout(self.grid_view)
         self._grid = []
         rows, cols = grid_shape(heads)
         self._query_label = pg.LabelItem(angle=-90, size="9pt", color="#444")
@@ -412,7 +412,7 @@ class HeadGridPanel(Panel):
         state = self.state
         if state is None:
             return
-        self.head_view.clear()
+        clear_layout(self.head_view)
         h = min(self.head, state.attention_causal.shape[0] - 1)
         n = state.n_tokens
         if self.view_combo.currentIndex() == 1:

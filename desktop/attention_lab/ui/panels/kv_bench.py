@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.panel_kit import (
+    discard_items,
     JobPort,
     describe_error,
     explanation_label,
@@ -713,7 +714,7 @@ class KVBenchPanel(Panel):
 
     def _fill_stability(self) -> None:
         for plot, item in self._stab_texts:
-            plot.removeItem(item)
+            discard_items(plot, [item])
         self._stab_texts = []
         what = self.stab_what.currentData() or "keys"
         what_text = tr("kvstab.keys") if what == "keys" else tr("kvstab.values")

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage, fit_token_ticks, hatch_overlay, overlay_item
-from attention_lab.ui.panels.panel_kit import explanation_label
+from attention_lab.ui.panels.panel_kit import discard_items, explanation_label
 
 register(
     {
@@ -355,8 +355,7 @@ class LeakagePanel(Panel):
         self.causal_bars.setOpts(x=x - 0.2, height=causal, width=0.38)
         self.bidi_bars.setOpts(x=x + 0.2, height=bidi, width=0.38)
         self.edited_region.setRegion((p - 0.5, p + 0.5))
-        for label in self.zero_labels:
-            bp.removeItem(label)
+        discard_items(bp, self.zero_labels)
         self.zero_labels = []
         top = float(max(causal.max(initial=0.0), bidi.max(initial=0.0), 1e-6))
         if n <= ZERO_LABEL_LIMIT:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-import torch
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -40,6 +39,7 @@ from attention_lab.core.lens import MaskMode
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.panel_kit import (
+    discard_items,
     JobPort,
     describe_error,
     explanation_label,
@@ -181,32 +181,20 @@ class MaskModesResult:
 def measure_mask_modes(
     lens, ids: list[int], layer: int, position: int, replacement_id: int, cancel: threading.Event | None = None
 ) -> dict[str, ModeDetail]:
-    """Worker side: mask_mode_report, and for each mode the per-row sums and per-position leak.
-
-    The detail is one batched forward of [original, edited] per mode -- the same batch the
-    core's leakage() uses, so untouched positions come out as exact zeros here too.
-    """
-    from attention_lab.core.analysis import mask_mode_report, relative_change
+    """Worker side: for each mode its report row, the per-row sums and per-position leak,
+    from one batched forward of [original, edited] per mode (core.analysis.mask_mode_passes);
+    the cancel flag is checked between modes."""
+    from attention_lab.core.analysis import mask_mode_passes
     from attention_lab.ui.worker import JobCancelled
 
-    report = {row.mode: row for row in mask_mode_report(lens, ids, layer, position, replacement_id)}
-    edited = list(ids)
-    edited[position] = replacement_id
+    def stop() -> bool:
+        return cancel is not None and cancel.is_set()
+
     details: dict[str, ModeDetail] = {}
-    for mode in MODES:
-        if cancel is not None and cancel.is_set():
-            raise JobCancelled()
-        out = lens(
-            torch.tensor([ids, edited]),
-            causal=True,
-            mask_mode=mode,
-            keep_attentions=[layer],
-            keep_hidden=False,
-            compute_logits=False,
-        )
-        attn = out.attentions[layer][0]  # the original sequence: [H, n, n]
-        leak = relative_change(out.final_hidden[0], out.final_hidden[1])
-        details[mode] = ModeDetail(report[mode], attn.sum(-1).double().numpy(), leak.double().numpy())
+    for row, attn, leak in mask_mode_passes(lens, ids, layer, position, replacement_id, should_stop=stop):
+        details[row.mode] = ModeDetail(row, attn.sum(-1).double().numpy(), leak.double().numpy())
+    if stop():
+        raise JobCancelled()
     return details
 
 
@@ -399,8 +387,7 @@ class MaskPanel(Panel):
         self.grid_image.setImage(rgba, autoLevels=False)
         self.grid_image.setRect(0, 0, n, n)
         set_heatmap_axes(self.grid_plot, state.tokens, state.tokens, tr("mask.query"), tr("mask.key"))
-        for item in self._cell_texts:
-            self.grid_plot.removeItem(item)
+        discard_items(self.grid_plot, self._cell_texts)
         self._cell_texts = []
         if n <= CELL_TEXT_LIMIT:
             future_text = tr(f"mask.cell.{self.selected_mode()}")
@@ -561,8 +548,7 @@ class MaskPanel(Panel):
             self.sums_bars.setOpts(x=[], height=[])
             self.sums_spread.setData(x=np.array([]), y=np.array([]), top=np.array([]), bottom=np.array([]))
             self.leak_bars.setOpts(x=[], height=[])
-            for item in self._leak_texts:
-                self.leak_plot.removeItem(item)
+            discard_items(self.leak_plot, self._leak_texts)
             self._leak_texts = []
             self.selected_text.setText("")
             return
@@ -580,8 +566,7 @@ class MaskPanel(Panel):
         pen = pg.mkPen(60, 60, 60) if n <= 40 else pg.mkPen(None)
         self.leak_bars.setOpts(x=x, height=d.leak, width=0.7, brushes=brushes, pen=pen)
         self.edit_line.setPos(position)
-        for item in self._leak_texts:
-            self.leak_plot.removeItem(item)
+        discard_items(self.leak_plot, self._leak_texts)
         self._leak_texts = []
         past = d.leak[:position]
         if position > 0 and float(past.max()) > 0:

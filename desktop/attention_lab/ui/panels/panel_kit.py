@@ -150,6 +150,26 @@ def role_colour(role: str) -> tuple[int, int, int]:
     return _EXTRA_COLOURS[sum(map(ord, role)) % len(_EXTRA_COLOURS)]
 
 
+def discard_items(owner, items) -> None:
+    """Remove ``items`` from ``owner`` (a plot) and delete them.
+
+    ``removeItem`` alone leaves the C++ item alive, and with it the view's signal
+    connections to the item's methods: every redraw then leaks its labels (measured: 4 MB
+    per analysis before this).  ``deleteLater`` drops both."""
+    for item in list(items):
+        owner.removeItem(item)
+        item.deleteLater()
+
+
+def clear_layout(view: pg.GraphicsLayoutWidget) -> None:
+    """``view.clear()`` plus deleting what it held (plots, colour bars, labels): see
+    :func:`discard_items`."""
+    items = list(view.ci.items)
+    view.clear()
+    for item in items:
+        item.deleteLater()
+
+
 def make_plot(parent=None, *, background: str = "w") -> pg.PlotWidget:
     plot = pg.PlotWidget(parent=parent, background=background)
     plot.setMenuEnabled(False)

@@ -1,0 +1,107 @@
+"""Close the real window while something runs, in a process of its own; exit code = the app's.
+
+    python tests/ui/close_driver.py {edit,benchmark,download} MODEL_FOLDER SETTINGS_FILE
+
+Used by ``test_faults.py``: a learner closes the window during an edit update, during the
+KV-cache benchmark, or during a download.  The process must end by itself with code 0,
+print nothing about threads, and (download) leave no partial files.  The window is closed
+the way the window manager does it (``close()`` → ``closeEvent``), from inside the event
+loop, once the worker is really inside the job.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parents[1] / "desktop"), str(HERE.parent)]
+
+import attention_lab.ui  # noqa: E402,F401 -- the PySide6 refcount workaround first
+
+from PySide6.QtCore import QSettings, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import attention_lab.ui.session as session_module  # noqa: E402
+from attention_lab.ui.launch import teardown  # noqa: E402
+from attention_lab.ui.main_window import MainWindow  # noqa: E402
+
+
+def main(mode: str, model: str, settings_file: str) -> int:
+    app = QApplication([sys.argv[0]])
+    window = MainWindow(settings=QSettings(settings_file, QSettings.Format.IniFormat), model_spec=model)
+    window.show()
+    inside = threading.Event()  # set by the worker thread once the job is under way
+    phase = {"armed": False}
+
+    def arm(_state=None) -> None:
+        if phase["armed"]:
+            return
+        phase["armed"] = True
+        if mode == "edit":
+            real = session_module.compute_analysis
+
+            def slow(model, request, cancel=None):  # the real analysis, entered a little late
+                inside.set()
+                cancel.wait(0.3) if cancel is not None else None
+                return real(model, request, cancel)
+
+            session_module.compute_analysis = slow
+            window.panels["panel.token_editor"].editor.setPlainText("The edit that is running when the window closes")
+            window.session.analyse_now()
+        elif mode == "benchmark":
+            panel = window.panels["panel.kvbench"]
+            panel.repetitions.setValue(panel.repetitions.maximum())
+            panel.new_tokens.setValue(panel.new_tokens.maximum())
+            if not panel.run_benchmark():
+                print("driver: the benchmark did not start", file=sys.stderr)
+                app.exit(3)
+                return
+            poll_kind("kvbench")
+            return
+        elif mode == "download":
+            from model_fixtures import FakeHub
+
+            hub = FakeHub({"someone/tiny-gpt2": Path(model)}, chunks=40)
+
+            def held(repo_id, filename, dest_dir, progress_cb, cancel):
+                if filename == "model.safetensors":
+                    inside.set()
+                    cancel.wait(30)  # a slow network: still transferring when the window closes
+                return hub(repo_id, filename, dest_dir, progress_cb, cancel)
+
+            window.session.fetcher = held
+            window.download_model("someone/tiny-gpt2")
+        poll_inside()
+
+    def poll_inside() -> None:
+        if inside.is_set():
+            window.close()
+        else:
+            QTimer.singleShot(10, poll_inside)
+
+    def poll_kind(kind: str) -> None:
+        if window.worker.running_kind == kind:
+            window.close()
+        else:
+            QTimer.singleShot(10, lambda: poll_kind(kind))
+
+    window.session.state_ready.connect(arm)
+    window.closed.connect(app.quit)
+    QTimer.singleShot(120_000, lambda: app.exit(4))  # a hang is a failure, not a stuck test
+    code = app.exec()
+    stopped = teardown(app, window)
+    if not stopped:
+        print("driver: the workers did not stop", file=sys.stderr)
+        return 5
+    alive = [t.name for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()]
+    if alive:
+        print(f"driver: threads still running: {alive}", file=sys.stderr)
+        return 6
+    print(f"driver: closed during {mode}", flush=True)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:4]))
