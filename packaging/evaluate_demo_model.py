@@ -123,7 +123,9 @@ def evaluate(folder: Path) -> dict:
         "n_params": model.n_params,
         "config": {k: getattr(model.lens.config, k) for k in ("n_layer", "n_head", "n_embd", "n_positions", "vocab_size")},
         "heldout": {"tokens": n_tokens, "sentences": len(sentences), "loss": round(loss, 3),
-                    "perplexity": round(math.exp(loss), 1), "unigram_loss": unigram_loss(model, text)},
+                    "perplexity": round(math.exp(loss), 1), "unigram_loss": unigram_loss(model, text),
+                    # nats/token depend on the tokenizer; bits per character compare across them
+                    "bits_per_char": round(loss * n_tokens / len(text) / math.log(2), 3)},
         "previous_token_heads": best("previous_token"),
         "sink_heads": best("sink_mass"),
         "induction_heads": [{"layer": l, "head": h, "induction": round(s, 3)} for l, h, s in induction_ranked],

@@ -520,7 +520,7 @@ def _load_models(specs: Sequence[str] | None, workdir: Path, s: Settings) -> tup
     if specs:
         for spec in specs:
             model = load_model(spec)  # a bad --model is the user's mistake: ModelLoadError goes up
-            models.append(BenchModel(model.name, spec, Path(model.path), model, measure_memory=True))
+            models.append(BenchModel(model.name, spec, Path(model.path).resolve(), model, measure_memory=True))
         return models, notes
     try:
         demo = load_model("demo")

@@ -246,7 +246,8 @@ def load_folder(folder: Path, *, spec: str | None = None, source: str = "folder"
     is_demo = source == "demo"
     if name is None:
         if is_demo:
-            tok = "GPT-2 tokenizer" if tokenizer.vocab_size == 50257 else f"{tokenizer.vocab_size}-token vocabulary"
+            # a demo trained with its own vocabulary says so where the model is named
+            tok = "GPT-2 tokenizer" if tokenizer.vocab_size == 50257 else f"own {tokenizer.vocab_size}-token BPE, not GPT-2's"
             name = f"Attention Lab demo ({config.n_layer}×{config.n_head}, {tok})"
         elif marker:
             name = marker

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage, colormap, fit_token_ticks, grid_shape, hatch_overlay, overlay_item
-from attention_lab.ui.panels.panel_kit import clear_layout, explanation_label
+from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
 
 register(
     {
@@ -408,54 +408,60 @@ class HeadGridPanel(Panel):
         self._query_label.setText(tr("head_grid.query_axis"))
         self._key_label.setText(tr("head_grid.key_axis"))
 
+    def _build_head(self, count: int) -> None:
+        """The enlarged head's plots (one, or causal and bidirectional side by side), made
+        once per layout and reused: building a PlotItem costs ~40 ms of GUI time."""
+        clear_layout(self.head_view)
+        self._head_plots = []
+        for col in range(count):
+            plot = self.head_view.addPlot(row=0, col=col)
+            _configure_map(plot)
+            image = HeatImage(("head", True), self._head_hover, None)
+            plot.addItem(image)
+            over = overlay_item()
+            plot.addItem(over)
+            self._head_plots.append((plot, image, over, TextPool(plot)))
+        self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
+        self._head_bar.setImageItem([image for _, image, _, _ in self._head_plots])
+        self.head_view.addItem(self._head_bar, row=0, col=count)
+
     def _render_head(self) -> None:
         state = self.state
         if state is None:
             return
-        clear_layout(self.head_view)
         h = min(self.head, state.attention_causal.shape[0] - 1)
         n = state.n_tokens
         if self.view_combo.currentIndex() == 1:
             panels = [(True, state.attention_causal[h]), (False, state.attention_bidirectional[h])]
         else:
             panels = [(state.causal, (state.attention_causal if state.causal else state.attention_bidirectional)[h])]
-        images = []
+        if len(getattr(self, "_head_plots", [])) != len(panels):
+            self._build_head(len(panels))
         self._head_images = {}
-        for col, (causal, att) in enumerate(panels):
+        rect = QRectF(0, 0, n, n)
+        for (causal, att), (plot, image, over, texts) in zip(panels, self._head_plots):
             arr = att.numpy().astype(np.float32, copy=False)
-            plot = self.head_view.addPlot(row=0, col=col)
-            _configure_map(plot)
             mode = tr("head_grid.mode.causal" if causal else "head_grid.mode.bidirectional")
             plot.setTitle(f"{tr('head_grid.head', head=h)} · {mode}", size="10pt")
-            image = HeatImage(("head", causal), self._head_hover, None)
+            image.key = ("head", causal)
             image.setImage(np.ascontiguousarray(arr), autoLevels=False, levels=(0.0, 1.0))
-            image.setRect(QRectF(0, 0, n, n))
-            plot.addItem(image)
+            image.setRect(rect)
             self._head_images[causal] = arr
             if causal:
-                over = overlay_item()
                 over.setImage(hatch_overlay(np.triu(np.ones((n, n), dtype=bool), 1)), autoLevels=False)
-                over.setRect(QRectF(0, 0, n, n))
-                plot.addItem(over)
+                over.setRect(rect)
+                over.show()
+            else:
+                over.hide()
             fit_token_ticks(plot, "left", state.tokens)
             fit_token_ticks(plot, "bottom", state.tokens)
             plot.setLabel("left", tr("head_grid.query_axis"))
             plot.setLabel("bottom", tr("head_grid.key_axis"))
+            cells = []
             if n <= CELL_TEXT_LIMIT:
-                for q in range(n):
-                    for k in range(n):
-                        if causal and k > q:
-                            continue
-                        value = float(arr[q, k])
-                        text = pg.TextItem(f"{value:.2f}", color="w" if value < 0.55 else "k", anchor=(0.5, 0.5))
-                        text.setPos(k + 0.5, q + 0.5)
-                        text.setZValue(20)
-                        plot.addItem(text)
+                cells = [(q, k) for q in range(n) for k in range(n) if not (causal and k > q)]
+            texts.show((f"{arr[q, k]:.2f}", k + 0.5, q + 0.5, "w" if arr[q, k] < 0.55 else "k") for q, k in cells)
             plot.setRange(xRange=(0, n), yRange=(0, n), padding=0)
-            images.append(image)
-        bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
-        bar.setImageItem(images)
-        self.head_view.addItem(bar, row=0, col=len(panels))
 
     def _render_overview(self) -> None:
         state = self.state

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage, fit_token_ticks, hatch_overlay, overlay_item
-from attention_lab.ui.panels.panel_kit import discard_items, explanation_label
+from attention_lab.ui.panels.panel_kit import TextPool, explanation_label
 
 register(
     {
@@ -118,7 +118,6 @@ class LeakagePanel(Panel):
         self._rendered = False
         self.shown_causal = np.zeros(0)
         self.shown_bidirectional = np.zeros(0)
-        self.zero_labels: list[pg.TextItem] = []
         self.hover_text = ""
 
         self.explain = explanation_label(self)
@@ -154,6 +153,7 @@ class LeakagePanel(Panel):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
 
         self.bar_plot = pg.PlotWidget(self, background="w")
+        self.zero_labels = TextPool(self.bar_plot.getPlotItem(), anchor=(0, 0.5), angle=90)
         self.bar_plot.setMinimumHeight(130)
         bp = self.bar_plot.getPlotItem()
         bp.setMenuEnabled(False)
@@ -355,15 +355,9 @@ class LeakagePanel(Panel):
         self.causal_bars.setOpts(x=x - 0.2, height=causal, width=0.38)
         self.bidi_bars.setOpts(x=x + 0.2, height=bidi, width=0.38)
         self.edited_region.setRegion((p - 0.5, p + 0.5))
-        discard_items(bp, self.zero_labels)
-        self.zero_labels = []
         top = float(max(causal.max(initial=0.0), bidi.max(initial=0.0), 1e-6))
-        if n <= ZERO_LABEL_LIMIT:
-            for i in np.flatnonzero(causal == 0):
-                label = pg.TextItem(tr("leakage.exact_zero"), color=CAUSAL_COLOUR, anchor=(0, 0.5), angle=90)
-                label.setPos(float(i) - 0.2, top * 0.02)
-                bp.addItem(label)
-                self.zero_labels.append(label)
+        zeros = np.flatnonzero(causal == 0) if n <= ZERO_LABEL_LIMIT else []
+        self.zero_labels.show((tr("leakage.exact_zero"), float(i) - 0.2, top * 0.02, CAUSAL_COLOUR) for i in zeros)
         fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
         bp.setXRange(-0.6, n - 0.4, padding=0)
         bp.setYRange(0, top * 1.3, padding=0)  # headroom for the legend

@@ -39,7 +39,7 @@ from attention_lab.core.lens import MaskMode
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.panel_kit import (
-    discard_items,
+    TextPool,
     JobPort,
     describe_error,
     explanation_label,
@@ -225,7 +225,7 @@ class MaskPanel(Panel):
         self.grid_box = QGroupBox(self)
         self.grid_plot = make_plot(self.grid_box)
         self.grid_image = setup_token_heatmap(self.grid_plot)
-        self._cell_texts: list[pg.TextItem] = []
+        self._cell_texts = TextPool(self.grid_plot)
         grid_layout = QVBoxLayout(self.grid_box)
         grid_layout.addWidget(self.grid_plot)
 
@@ -292,7 +292,7 @@ class MaskPanel(Panel):
         self.edit_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
         self.edit_line.setPos(-10)
         self.leak_plot.addItem(self.edit_line)
-        self._leak_texts: list[pg.TextItem] = []
+        self._leak_texts = TextPool(self.leak_plot, anchor=(0.5, 1.0))
         plots = QHBoxLayout()
         plots.addWidget(self.sums_plot)
         plots.addWidget(self.leak_plot)
@@ -387,18 +387,12 @@ class MaskPanel(Panel):
         self.grid_image.setImage(rgba, autoLevels=False)
         self.grid_image.setRect(0, 0, n, n)
         set_heatmap_axes(self.grid_plot, state.tokens, state.tokens, tr("mask.query"), tr("mask.key"))
-        discard_items(self.grid_plot, self._cell_texts)
-        self._cell_texts = []
+        cells = []
         if n <= CELL_TEXT_LIMIT:
             future_text = tr(f"mask.cell.{self.selected_mode()}")
-            for i in range(n):
-                for j in range(n):
-                    text = "0" if allowed[i, j] else future_text
-                    colour = (40, 40, 40) if allowed[i, j] else (255, 255, 255)
-                    item = pg.TextItem(text, color=colour, anchor=(0.5, 0.5))
-                    item.setPos(j + 0.5, i + 0.5)
-                    self.grid_plot.addItem(item)
-                    self._cell_texts.append(item)
+            cells = [("0" if allowed[i, j] else future_text, j + 0.5, i + 0.5,
+                      (40, 40, 40) if allowed[i, j] else (255, 255, 255)) for i in range(n) for j in range(n)]
+        self._cell_texts.show(cells)
 
     def _fill_ascii_choices(self) -> None:
         state = self._state
@@ -548,8 +542,7 @@ class MaskPanel(Panel):
             self.sums_bars.setOpts(x=[], height=[])
             self.sums_spread.setData(x=np.array([]), y=np.array([]), top=np.array([]), bottom=np.array([]))
             self.leak_bars.setOpts(x=[], height=[])
-            discard_items(self.leak_plot, self._leak_texts)
-            self._leak_texts = []
+            self._leak_texts.clear()
             self.selected_text.setText("")
             return
         d = details[mode]
@@ -566,8 +559,7 @@ class MaskPanel(Panel):
         pen = pg.mkPen(60, 60, 60) if n <= 40 else pg.mkPen(None)
         self.leak_bars.setOpts(x=x, height=d.leak, width=0.7, brushes=brushes, pen=pen)
         self.edit_line.setPos(position)
-        discard_items(self.leak_plot, self._leak_texts)
-        self._leak_texts = []
+        zeros = []
         past = d.leak[:position]
         if position > 0 and float(past.max()) > 0:
             # the leak is what matters: scale to it (the edited token's own change may go off the top)
@@ -575,11 +567,8 @@ class MaskPanel(Panel):
         else:
             self.leak_plot.getPlotItem().setYRange(0, max(float(d.leak.max()), 1e-9) * 1.1, padding=0)
             if n <= 40:
-                for i in range(position):
-                    label = pg.TextItem("0", color=(180, 20, 20), anchor=(0.5, 1.0))
-                    label.setPos(float(i), 0.0)
-                    self.leak_plot.addItem(label)
-                    self._leak_texts.append(label)
+                zeros = [("0", float(i), 0.0, (180, 20, 20)) for i in range(position)]
+        self._leak_texts.show(zeros)
         self.sums_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
         self.leak_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
 
