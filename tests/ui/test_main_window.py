@@ -253,7 +253,7 @@ def test_a_model_that_fails_to_load_keeps_the_previous_one(qtbot, make_window, t
     assert state.model is previous
 
 
-def test_worker_error_shows_a_dialog_and_the_app_stays_usable(qtbot, make_window, monkeypatch):
+def test_worker_error_shows_a_dialog_and_the_app_stays_usable(qtbot, make_window, monkeypatch, tally):
     import attention_lab.ui.session as session_module
 
     window = make_window()
@@ -264,6 +264,7 @@ def test_worker_error_shows_a_dialog_and_the_app_stays_usable(qtbot, make_window
         raise RuntimeError("injected failure in the analysis")
 
     monkeypatch.setattr(session_module, "compute_analysis", broken)
+    tally["fault", "the analysis raises mid-way (worker thread)"] += 1
     with qtbot.waitSignal(window.session.error, timeout=STATE_TIMEOUT_MS):
         type_text(window, "This edit fails")
     dialog = window.findChild(ErrorDialog, "error_dialog")
@@ -335,7 +336,8 @@ def test_settings_round_trip(qtbot, make_window, isolated_settings, tiny_checkpo
         b"[General]\nlayer=not a number\ncausal=perhaps\nwindow_state=@ByteArray(nonsense)\ngeometry=12\nlanguage=klingon\n",
     ],
 )
-def test_corrupt_settings_fall_back_to_defaults(qtbot, make_window, tmp_path, content):
+def test_corrupt_settings_fall_back_to_defaults(qtbot, make_window, tmp_path, content, tally):
+    tally["fault", "corrupt settings file"] += 1
     path = tmp_path / "corrupt.ini"
     path.write_bytes(content)
     settings = QSettings(str(path), QSettings.Format.IniFormat)

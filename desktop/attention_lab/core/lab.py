@@ -326,6 +326,12 @@ def render_text(result: dict) -> str:
         ))
     else:
         out.append("(a portrait needs at least 2 tokens)")
+    # the chapter portrays layer 0; a small model's sharpest heads may sit higher up
+    elsewhere = [h for h in result["heads"] if h["layer"] != layer and h["role"] in ("sink", "previous-token")]
+    if elsewhere:
+        score = {"sink": "sink_mass", "previous-token": "previous_token"}
+        out.append("Other layers: " + ", ".join(
+            f"L{h['layer']} H{h['head']} {h['role']} ({h[score[h['role']]]:.2f})" for h in elsewhere))
 
     out.append(f"\nStep 5 — the KV cache: {kv['new_tokens']} new tokens, greedy")
     out.append(_table(
