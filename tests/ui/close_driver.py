@@ -87,7 +87,7 @@ def main(mode: str, model: str, settings_file: str) -> int:
         else:
             QTimer.singleShot(10, lambda: poll_kind(kind))
 
-    window.session.state_ready.connect(arm)
+    window.state_shown.connect(arm)  # every panel has the state (they are drawn one per event)
     window.closed.connect(app.quit)
     QTimer.singleShot(120_000, lambda: app.exit(4))  # a hang is a failure, not a stuck test
     code = app.exec()

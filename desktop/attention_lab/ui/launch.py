@@ -65,12 +65,12 @@ def _wait_for_first_result(window, timeout_s: float) -> tuple[bool, list[str]]:
         if window.session.model is None and window._startup_spec is None:
             loop.quit()  # no model and no fallback left to try
 
-    window.session.state_ready.connect(on_state)
+    window.state_shown.connect(on_state)  # every panel has drawn it
     window.session.error.connect(on_error)
     QTimer.singleShot(int(timeout_s * 1000), loop.quit)
     if window.last_state is None:
         loop.exec()
-    window.session.state_ready.disconnect(on_state)
+    window.state_shown.disconnect(on_state)
     window.session.error.disconnect(on_error)
     if not done["ok"] and window.last_state is None and not errors:
         errors.append(f"no analysis within {timeout_s:.0f} s")

@@ -195,6 +195,7 @@ def cached_hub_models() -> list[str]:
 
 
 class MainWindow(QMainWindow):
+    state_shown = Signal(object)  # AnalysisState: every panel now shows it
     closed = Signal()
 
     def __init__(
@@ -224,6 +225,7 @@ class MainWindow(QMainWindow):
         self._download_dialog: QProgressDialog | None = None
         self._startup_spec: str | None = None
         self.last_state = None
+        self._showing = None  # the state whose panels are being drawn
 
         central = QWidget(self)
         central.setObjectName("central_placeholder")
@@ -555,16 +557,29 @@ class MainWindow(QMainWindow):
             self.docks["panel.head_grid"].raise_()
 
     def _on_state(self, state) -> None:
-        self.last_state = state
-        for panel in self.panels.values():
-            panel.setEnabled(True)
-            try:
-                panel.show_state(state)
-            except Exception as exc:  # one broken view must not take the others down
-                import traceback
+        # One panel per turn of the event loop: the window keeps answering (typing, the
+        # mouse, repaints) between panels, so it waits for one panel's drawing at most,
+        # not for all seven in a row.  A newer state stops this one's round.
+        self._showing = state
+        self._show_next(state, list(self.panels.values()))
 
-                log.exception("panel %s failed to show the state", panel.panel_id)
-                self.show_error(f"{tr(panel.title_key)}: {exc}", traceback.format_exc())
+    def _show_next(self, state, queue: list) -> None:
+        if self._showing is not state or self._shut_down:
+            return  # superseded (or closing): the newer state's round shows every panel
+        panel = queue.pop(0)
+        panel.setEnabled(True)
+        try:
+            panel.show_state(state)
+        except Exception as exc:  # one broken view must not take the others down
+            import traceback
+
+            log.exception("panel %s failed to show the state", panel.panel_id)
+            self.show_error(f"{tr(panel.title_key)}: {exc}", traceback.format_exc())
+        if queue:
+            QTimer.singleShot(0, self, lambda: self._show_next(state, queue))
+            return
+        self.last_state = state  # every panel shows it now
+        self.state_shown.emit(state)
         token_panel = self.panels.get("panel.token_editor")
         if token_panel is not None and not state.truncated:
             token_panel.show_notice("")

@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         last = state.n_tokens - 1
         for rep in range(args.reps):
             token = (state.ids[last] + 1 + rep) % model.lens.config.vocab_size
-            stall, took, fired = _measure(beat, session.state_ready, lambda: session.set_replacement(last, token),
+            stall, took, fired = _measure(beat, window.state_shown, lambda: session.set_replacement(last, token),
                                           args.timeout, 300)
             if not fired:
                 print("perf probe: an edit produced no analysis", file=sys.stderr)
@@ -218,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 window.text_panel_set(text)
                 session.set_text(text)  # in case the editor doesn't echo a programmatic change
 
-            stall, took, fired = _measure(beat, session.state_ready, long_text, args.timeout, 1000)
+            stall, took, fired = _measure(beat, window.state_shown, long_text, args.timeout, 1000)
             if not fired:
                 print("perf probe: the long text produced no analysis", file=sys.stderr)
                 code = 1

@@ -537,7 +537,7 @@ class TourDock(QDockWidget):
         body.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         self.setWidget(body)
 
-        window.session.state_ready.connect(self._on_state)
+        window.state_shown.connect(self._on_state)  # after the panels: the fact matches what they show
         self.visibilityChanged.connect(self._on_visibility)
         translator.language_changed.connect(self._on_language)
         kv = self._panel("panel.kvbench")
