@@ -397,3 +397,12 @@ def test_models_module_never_uses_pickle_or_transformers():
     assert "torch.load" not in source and "import pickle" not in source
     assert "transformers" not in source.replace("no transformers at all", "")
     assert "trust_remote_code=True" not in source
+
+
+@pytest.mark.parametrize("spec", ["~\ud800", "\ud800", "models/\udcff/x", "gpt2\ud83d"])
+def test_a_spec_with_unencodable_characters_is_a_clear_error(spec):
+    """Found by the fuzzer: a lone surrogate reached Path.expanduser and raised UnicodeEncodeError."""
+    from attention_lab.core.models import ModelLoadError, load_model
+
+    with pytest.raises(ModelLoadError):
+        load_model(spec)

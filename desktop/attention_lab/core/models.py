@@ -188,8 +188,12 @@ def load_model(spec: str | os.PathLike) -> LoadedModel:
             )
         return load_folder(folder, spec="demo", source="demo")
     try:
+        os.fsencode(text)
+    except UnicodeError:  # e.g. a lone surrogate: neither a file name nor a hub id
+        raise ModelLoadError(f"{text!r} can't be a model: it holds characters no file name or hub id can have") from None
+    try:
         as_path = Path(text).expanduser()
-    except RuntimeError:  # "~someone/…" naming a user this machine doesn't have
+    except (RuntimeError, UnicodeError):  # "~someone/…" naming a user this machine doesn't have
         as_path = Path(text)
     try:
         is_path = as_path.exists() or as_path.is_symlink() or _looks_like_path(text)
