@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget
 
@@ -296,3 +297,16 @@ def test_a_tour_left_open_comes_back_open_on_its_step(qtbot, make_window, isolat
     dock = tour_of(again)
     qtbot.waitUntil(lambda: dock.isVisible() and window_shows(again, "panel.shapes"))
     assert dock.progress.step.key == "wo_mixes" and dock.counter.text().startswith("Step 5 of 8")
+
+
+def test_the_fact_caption_shows_a_model_name_with_quotes_as_written(qtbot, make_window):
+    """The demo is named "… not GPT-2's": the caption showed "GPT-2&#x27;s" literally."""
+    window = make_window()
+    dock = open_from_help_menu(window)
+    qtbot.waitUntil(lambda: dock.fact_ready, timeout=TIMEOUT_MS)
+    dock.fact_model = "demo <4×12>, not GPT-2's"
+    dock._show_fact()
+    doc = QTextDocument()
+    doc.setHtml(dock.fact_caption.text())
+    assert dock.fact_caption.textFormat() == Qt.TextFormat.RichText
+    assert doc.toPlainText().endswith("demo <4×12>, not GPT-2's")

@@ -457,6 +457,9 @@ class TourDock(QDockWidget):
         self.fact_caption = QLabel(self.fact_frame)
         self.fact_caption.setObjectName("tour.fact_caption")
         self.fact_caption.setStyleSheet("color: #2b5c8a; font-weight: bold")
+        # the model's name is HTML-escaped into it: without tags Qt would guess plain text
+        # and show "GPT-2&#x27;s" literally
+        self.fact_caption.setTextFormat(Qt.TextFormat.RichText)
         self.fact_label = QLabel(self.fact_frame)
         self.fact_label.setObjectName("tour.fact")
         self.fact_label.setWordWrap(True)
