@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.panel_kit import (
-    discard_items,
+    TextPool,
     JobPort,
     describe_error,
     explanation_label,
@@ -376,7 +376,9 @@ class KVBenchPanel(Panel):
         self.stab_colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.stab_cmap, interactive=False, width=14)
         self.stab_colorbar.setImageItem(list(self.stab_images.values()))
         self.stab_view.addItem(self.stab_colorbar, row=0, col=2)
-        self._stab_texts: list[tuple[pg.PlotItem, pg.TextItem]] = []
+        # per map: the cells' values, and one "all zero" message when the cells are too many
+        self._stab_cells = {mode: TextPool(plot) for mode, plot in self.stab_plots.items()}
+        self._stab_notes = {mode: TextPool(plot, fill=(255, 255, 255, 220)) for mode, plot in self.stab_plots.items()}
 
         self.stab_summary = QLabel(tab)
         self.stab_summary.setWordWrap(True)
@@ -713,9 +715,8 @@ class KVBenchPanel(Panel):
         self.error_raised.emit(tr("kvstab.failed", message=message), details)
 
     def _fill_stability(self) -> None:
-        for plot, item in self._stab_texts:
-            discard_items(plot, [item])
-        self._stab_texts = []
+        for pool in (*self._stab_cells.values(), *self._stab_notes.values()):
+            pool.clear()
         what = self.stab_what.currentData() or "keys"
         what_text = tr("kvstab.keys") if what == "keys" else tr("kvstab.values")
         self.stab_plots["causal"].setTitle(tr("kvstab.causal", what=what_text))
@@ -748,19 +749,12 @@ class KVBenchPanel(Panel):
             plot.getViewBox().setRange(xRange=(0, n), yRange=(0, n_layers), padding=0)
             if n * n_layers > CELL_TEXT_LIMIT and not values.any():
                 # too many cells to write "0" in each: say it once, over the map
-                text = pg.TextItem(tr("kvstab.all_zero"), color=(30, 30, 30), anchor=(0.5, 0.5), fill=(255, 255, 255, 220))
-                text.setPos(n / 2, n_layers / 2)
-                plot.addItem(text)
-                self._stab_texts.append((plot, text))
+                self._stab_notes[mode].show([(tr("kvstab.all_zero"), n / 2, n_layers / 2, (30, 30, 30))])
             if n * n_layers <= CELL_TEXT_LIMIT:
-                for layer in range(n_layers):
-                    for pos in range(n):
-                        v = float(values[layer, pos])
-                        dark = v > 0.55 * top
-                        text = pg.TextItem("0" if v == 0 else f"{v:.2g}", color=(255, 255, 255) if dark else (30, 30, 30), anchor=(0.5, 0.5))
-                        text.setPos(pos + 0.5, layer + 0.5)
-                        plot.addItem(text)
-                        self._stab_texts.append((plot, text))
+                self._stab_cells[mode].show(
+                    ("0" if v == 0 else f"{v:.2g}", pos + 0.5, layer + 0.5,
+                     (255, 255, 255) if v > 0.55 * top else (30, 30, 30))
+                    for layer in range(n_layers) for pos in range(n) for v in [float(values[layer, pos])])
         self.stab_colorbar.setLevels((0.0, top))
         self.stab_summary.setText(self._stability_summary(result, state))
 
