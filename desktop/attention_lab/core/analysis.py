@@ -50,6 +50,13 @@ def _check_token(lens: GPT2Lens, token_id: int, what: str) -> int:
     return token_id
 
 
+def _check_position(ids: Sequence[int], position: int) -> int:
+    position = int(position)
+    if not 0 <= position < len(ids):
+        raise ValueError(f"position {position} is out of range: the sequence has {len(ids)} tokens (0..{len(ids) - 1})")
+    return position
+
+
 # ---------------------------------------------------------------------------- leakage
 @dataclass
 class LeakageResult:
@@ -113,9 +120,7 @@ def leakage(
     """
     ids = _check_ids(lens, ids)
     mode = MaskMode.parse(mask_mode)
-    position = int(position)
-    if not 0 <= position < len(ids):
-        raise ValueError(f"position {position} is out of range: the sequence has {len(ids)} tokens (0..{len(ids) - 1})")
+    position = _check_position(ids, position)
     replacement_id = _check_token(lens, replacement_id, "replacement")
     causal, causal_layers = _edit_pair(lens, ids, position, replacement_id, True, mode)
     bidir, bidir_layers = _edit_pair(lens, ids, position, replacement_id, False, mode)
@@ -481,9 +486,7 @@ def mask_mode_passes(
     ids = _check_ids(lens, ids)
     if not 0 <= layer < lens.config.n_layer:
         raise ValueError(f"layer {layer} is out of range: the model has {lens.config.n_layer} layers")
-    position = len(ids) - 1 if position is None else int(position)
-    if not 0 <= position < len(ids):
-        raise ValueError(f"position {position} is out of range: the sequence has {len(ids)} tokens (0..{len(ids) - 1})")
+    position = _check_position(ids, len(ids) - 1 if position is None else position)
     if replacement_id is None:
         replacement_id = (ids[position] + 1) % lens.config.vocab_size
     replacement_id = _check_token(lens, replacement_id, "replacement")

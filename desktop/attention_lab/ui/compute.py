@@ -115,10 +115,10 @@ def compute_analysis(model, request: AnalysisRequest, cancel: threading.Event | 
 
     causal_out = lens(ids, causal=True, mask_mode=request.mask_mode, keep_attentions=[layer], keep_hidden=True,
                       use_cache=True, compute_logits=False, attention_hook=summarise)
+    portrait = [s for s in overview if s.layer == layer]
     check()
 
     # 2) the model's predictions (the replacement defaults to its best guess)
-    portrait = [s for s in overview if s.layer == layer]
     wanted = None if n <= FULL_TOPK_LIMIT else [position - 1, n - 1]
     top_ids, top_probs = top_predictions(lens, causal_out.final_hidden[0], wanted)
     replacement = request.replacement_id
