@@ -265,6 +265,35 @@ def test_portrait_thresholds_recompute_roles(qtbot, state):
     assert header[:2] == ["layer", "head"] and len(rows) == len(expected)
 
 
+def test_portrait_refill_in_place_keeps_sort_and_shows_the_new_numbers(qtbot, state, tiny_model):
+    """A new analysis changes the rows' texts (no new items: those relaid the table out on
+    every edit) and keeps the user's sort."""
+    panel = shown(qtbot, PortraitPanel())
+    panel.set_worker(SyncRunner())
+    panel.show_state(state)
+    col = {panel.table.horizontalHeaderItem(c).text(): c for c in range(panel.table.columnCount())}
+    panel.table.sortItems(col["Entropy"], Qt.SortOrder.DescendingOrder)
+    items_before = {id(panel.table.item(r, c)) for r in range(panel.table.rowCount()) for c in range(len(col))}
+
+    other = build_state(tiny_model, "A different text for the same model, a little longer")
+    panel.show_state(other)
+    expected = {s.head: s for s in head_portrait(other.attention_causal, layer_offset=other.layer)}
+    rows = panel.table.rowCount()
+    assert rows == len(expected)
+    for r in range(rows):
+        head = int(panel.table.item(r, col["Head"]).text())
+        assert float(panel.table.item(r, col["Entropy"]).text()) == pytest.approx(expected[head].entropy, abs=5e-4)
+        assert panel.table.item(r, col["Role"]).text()  # every cell filled
+    shown_entropies = [float(panel.table.item(r, col["Entropy"]).text()) for r in range(rows)]
+    assert shown_entropies == sorted(shown_entropies, reverse=True)
+    items_after = {id(panel.table.item(r, c)) for r in range(rows) for c in range(len(col))}
+    assert items_after == items_before
+    # the scatter's "h3" labels are reused too, one per head, at the head's point
+    labels = panel._labels.shown
+    assert len(labels) == rows
+    assert {label.toPlainText() for label in labels} == {f"h{h}" for h in expected}
+
+
 # ---------------------------------------------------------------------------- KV cache
 def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_model):
     panel = shown(qtbot, KVBenchPanel())

@@ -576,7 +576,7 @@ class MainWindow(QMainWindow):
             log.exception("panel %s failed to show the state", panel.panel_id)
             self.show_error(f"{tr(panel.title_key)}: {exc}", traceback.format_exc())
         if queue:
-            QTimer.singleShot(0, self, lambda: self._show_next(state, queue))
+            QTimer.singleShot(1, self, lambda: self._show_next(state, queue))
             return
         self.last_state = state  # every panel shows it now
         self.state_shown.emit(state)

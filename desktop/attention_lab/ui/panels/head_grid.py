@@ -31,6 +31,7 @@ from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage, colormap, fit_token_ticks, grid_shape, hatch_overlay, overlay_item
 from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
+from attention_lab.ui.panels.plot_setters import set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis_values
 
 register(
     {
@@ -397,16 +398,16 @@ class HeadGridPanel(Panel):
                 over.show()
             else:
                 over.hide()
-            plot.setTitle(tr("head_grid.head", head=h), size="9pt")
+            set_title(plot, tr("head_grid.head", head=h), size="9pt")
             r, c = divmod(h, cols)
             # tokens on the outer edges only: queries on the left column, keys under the bottom row
             fit_token_ticks(plot, "left", state.tokens if c == 0 else [])
             fit_token_ticks(plot, "bottom", state.tokens if h + cols >= heads else [])
-            plot.getAxis("left").setStyle(showValues=c == 0)
-            plot.getAxis("bottom").setStyle(showValues=h + cols >= heads)
-            plot.setRange(xRange=(0, n), yRange=(0, n), padding=0)
-        self._query_label.setText(tr("head_grid.query_axis"))
-        self._key_label.setText(tr("head_grid.key_axis"))
+            show_axis_values(plot.getAxis("left"), c == 0)
+            show_axis_values(plot.getAxis("bottom"), h + cols >= heads)
+            set_view_range(plot, (0, n), (0, n))
+        set_label_text(self._query_label, tr("head_grid.query_axis"))
+        set_label_text(self._key_label, tr("head_grid.key_axis"))
 
     def _build_head(self, count: int) -> None:
         """The enlarged head's plots (one, or causal and bidirectional side by side), made
@@ -442,7 +443,7 @@ class HeadGridPanel(Panel):
         for (causal, att), (plot, image, over, texts) in zip(panels, self._head_plots):
             arr = att.numpy().astype(np.float32, copy=False)
             mode = tr("head_grid.mode.causal" if causal else "head_grid.mode.bidirectional")
-            plot.setTitle(f"{tr('head_grid.head', head=h)} · {mode}", size="10pt")
+            set_title(plot, f"{tr('head_grid.head', head=h)} · {mode}", size="10pt")
             image.key = ("head", causal)
             image.setImage(np.ascontiguousarray(arr), autoLevels=False, levels=(0.0, 1.0))
             image.setRect(rect)
@@ -455,13 +456,13 @@ class HeadGridPanel(Panel):
                 over.hide()
             fit_token_ticks(plot, "left", state.tokens)
             fit_token_ticks(plot, "bottom", state.tokens)
-            plot.setLabel("left", tr("head_grid.query_axis"))
-            plot.setLabel("bottom", tr("head_grid.key_axis"))
+            set_axis_label(plot, "left", tr("head_grid.query_axis"))
+            set_axis_label(plot, "bottom", tr("head_grid.key_axis"))
             cells = []
             if n <= CELL_TEXT_LIMIT:
                 cells = [(q, k) for q in range(n) for k in range(n) if not (causal and k > q)]
             texts.show((f"{arr[q, k]:.2f}", k + 0.5, q + 0.5, "w" if arr[q, k] < 0.55 else "k") for q, k in cells)
-            plot.setRange(xRange=(0, n), yRange=(0, n), padding=0)
+            set_view_range(plot, (0, n), (0, n))
 
     def _render_overview(self) -> None:
         state = self.state
@@ -481,12 +482,12 @@ class HeadGridPanel(Panel):
         self.overview_image.setRect(QRectF(0, 0, cfg.n_head, cfg.n_layer))
         self.overview_bar.setLevels((lo, hi))
         self.overview_marker.setRect(QRectF(0, state.layer, cfg.n_head, 1))
-        self.overview_plot.getAxis("left").setTicks([[(i + 0.5, str(i)) for i in range(cfg.n_layer)], []])
-        self.overview_plot.getAxis("bottom").setTicks([[(i + 0.5, str(i)) for i in range(cfg.n_head)], []])
-        self.overview_plot.setLabel("left", tr("head_grid.layer_axis"))
-        self.overview_plot.setLabel("bottom", tr("head_grid.head_axis"))
-        self.overview_plot.setTitle(tr(f"head_grid.metric.{metric}"), size="10pt")
-        self.overview_plot.setRange(xRange=(0, cfg.n_head), yRange=(0, cfg.n_layer), padding=0)
+        set_ticks(self.overview_plot.getAxis("left"), [[(i + 0.5, str(i)) for i in range(cfg.n_layer)], []])
+        set_ticks(self.overview_plot.getAxis("bottom"), [[(i + 0.5, str(i)) for i in range(cfg.n_head)], []])
+        set_axis_label(self.overview_plot, "left", tr("head_grid.layer_axis"))
+        set_axis_label(self.overview_plot, "bottom", tr("head_grid.head_axis"))
+        set_title(self.overview_plot, tr(f"head_grid.metric.{metric}"), size="10pt")
+        set_view_range(self.overview_plot, (0, cfg.n_head), (0, cfg.n_layer))
 
     # ------------------------------------------------------------------ hover / click
     def cell_text(self, head: int, row: int, col: int, causal: bool | None = None) -> str:

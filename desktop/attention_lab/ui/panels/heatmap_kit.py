@@ -15,6 +15,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from attention_lab.ui.panels.plot_setters import set_ticks
+
 CMAP = "viridis"
 
 
@@ -115,7 +117,7 @@ def _apply_fit(plot: pg.PlotItem, side: str, axis: pg.AxisItem) -> None:
     tokens, index, centre = getattr(axis, "_fit_tokens", ([], False, 0.5))
     n = len(tokens)
     if not n:
-        axis.setTicks([[], []])
+        set_ticks(axis, [[], []])
         return
     rect = plot.getViewBox().boundingRect()
     vertical = side in ("left", "right")
@@ -137,4 +139,4 @@ def _apply_fit(plot: pg.PlotItem, side: str, axis: pg.AxisItem) -> None:
         text = tokens[i] if len(tokens[i]) <= chars else tokens[i][: max(1, chars - 1)] + "…"
         return f"{i} {text}" if index else text
 
-    axis.setTicks([[(i + centre, label(i)) for i in range(0, n, step)], []])
+    set_ticks(axis, [[(i + centre, label(i)) for i in range(0, n, step)], []])

@@ -49,6 +49,7 @@ from attention_lab.ui.panels.panel_kit import (
     make_plot,
 )
 from attention_lab.ui.panels.heatmap_kit import fit_token_ticks
+from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range, show_grid
 
 BENCH_KIND = "kvbench"
 STABILITY_KIND = "kvstability"
@@ -305,7 +306,7 @@ class KVBenchPanel(Panel):
         controls.addWidget(self.progress, 1)
 
         self.plot = make_plot(tab)
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        show_grid(self.plot, x=True, y=True, alpha=0.25)
         self.plot_legend = self.plot.getPlotItem().addLegend(offset=(10, 10), labelTextColor="k")
         self.curve_with = self.plot.plot([], [], pen=pg.mkPen(WITH_COLOUR, width=2), symbol="o", symbolSize=4,
                                          symbolBrush=WITH_COLOUR, symbolPen=None)
@@ -719,8 +720,8 @@ class KVBenchPanel(Panel):
             pool.clear()
         what = self.stab_what.currentData() or "keys"
         what_text = tr("kvstab.keys") if what == "keys" else tr("kvstab.values")
-        self.stab_plots["causal"].setTitle(tr("kvstab.causal", what=what_text))
-        self.stab_plots["bidirectional"].setTitle(tr("kvstab.bidirectional", what=what_text))
+        set_title(self.stab_plots["causal"], tr("kvstab.causal", what=what_text))
+        set_title(self.stab_plots["bidirectional"], tr("kvstab.bidirectional", what=what_text))
         result, state = self.stability(), self._state
         if result is None or state is None:
             for image in self.stab_images.values():
@@ -742,11 +743,11 @@ class KVBenchPanel(Panel):
             image.setImage(values.astype(np.float32), levels=(0.0, top))
             image.setRect(0, 0, n, n_layers)
             plot = self.stab_plots[mode]
-            plot.getAxis("left").setTicks([[(i + 0.5, str(i)) for i in range(n_layers)], []])
+            set_ticks(plot.getAxis("left"), [[(i + 0.5, str(i)) for i in range(n_layers)], []])
             fit_token_ticks(plot, "bottom", tokens)
-            plot.setLabel("left", tr("kvstab.layer"))
-            plot.setLabel("bottom", tr("kvstab.position"))
-            plot.getViewBox().setRange(xRange=(0, n), yRange=(0, n_layers), padding=0)
+            set_axis_label(plot, "left", tr("kvstab.layer"))
+            set_axis_label(plot, "bottom", tr("kvstab.position"))
+            set_view_range(plot, (0, n), (0, n_layers))
             if n * n_layers > CELL_TEXT_LIMIT and not values.any():
                 # too many cells to write "0" in each: say it once, over the map
                 self._stab_notes[mode].show([(tr("kvstab.all_zero"), n / 2, n_layers / 2, (30, 30, 30))])

@@ -26,6 +26,7 @@ from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage, fit_token_ticks, hatch_overlay, overlay_item
 from attention_lab.ui.panels.panel_kit import TextPool, explanation_label
+from attention_lab.ui.panels.plot_setters import set_ticks, set_view_range, show_grid
 
 register(
     {
@@ -159,7 +160,7 @@ class LeakagePanel(Panel):
         bp.setMenuEnabled(False)
         bp.hideButtons()
         bp.getViewBox().setMouseEnabled(x=False, y=False)
-        bp.showGrid(y=True, alpha=0.25)
+        show_grid(bp, y=True, alpha=0.25)
         self.legend = bp.addLegend(offset=(10, 5), colCount=2)
         self.edited_region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 215, 0, 60), pen=pg.mkPen(None))
         self.edited_region.setZValue(-10)
@@ -359,8 +360,7 @@ class LeakagePanel(Panel):
         zeros = np.flatnonzero(causal == 0) if n <= ZERO_LABEL_LIMIT else []
         self.zero_labels.show((tr("leakage.exact_zero"), float(i) - 0.2, top * 0.02, CAUSAL_COLOUR) for i in zeros)
         fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
-        bp.setXRange(-0.6, n - 0.4, padding=0)
-        bp.setYRange(0, top * 1.3, padding=0)  # headroom for the legend
+        set_view_range(bp, (-0.6, n - 0.4), (0, top * 1.3))  # headroom for the legend
         self._render_summary(causal, bidi)
 
     def _render_summary(self, causal: np.ndarray, bidi: np.ndarray) -> None:
@@ -397,9 +397,9 @@ class LeakagePanel(Panel):
             image.setRect(QRectF(0, 0, n, rows))
             over.setImage(hatch_overlay(data == 0), autoLevels=False)
             over.setRect(QRectF(0, 0, n, rows))
-            plot.getAxis("left").setTicks([row_ticks, []])
+            set_ticks(plot.getAxis("left"), [row_ticks, []])
             fit_token_ticks(plot, "bottom", state.tokens)
-            plot.setRange(xRange=(0, n), yRange=(0, rows), padding=0)
+            set_view_range(plot, (0, n), (0, rows))
 
     # ------------------------------------------------------------------ hover
     def _show_hover(self, text: str) -> None:

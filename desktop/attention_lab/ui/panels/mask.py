@@ -49,6 +49,7 @@ from attention_lab.ui.panels.panel_kit import (
     set_heatmap_axes,
     setup_token_heatmap,
 )
+from attention_lab.ui.panels.plot_setters import set_title, set_view_range, show_grid
 
 MODES_KIND = "mask.modes"
 ASCII_LIMIT = 48  # the print gets unreadable beyond this many tokens; the grid shows them all
@@ -279,14 +280,14 @@ class MaskPanel(Panel):
         self.selected_text.setTextFormat(Qt.TextFormat.RichText)
 
         self.sums_plot = make_plot(self.why_box)
-        self.sums_plot.showGrid(y=True, alpha=0.25)
+        show_grid(self.sums_plot, y=True, alpha=0.25)
         self.sums_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=(70, 130, 180))
         self.sums_plot.addItem(self.sums_bars)
         self.sums_spread = pg.ErrorBarItem(x=np.array([]), y=np.array([]), pen=pg.mkPen(30, 30, 30))
         self.sums_plot.addItem(self.sums_spread)
         self.sums_plot.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen((200, 40, 40), width=1.5, style=Qt.PenStyle.DashLine)))
         self.leak_plot = make_plot(self.why_box)
-        self.leak_plot.showGrid(y=True, alpha=0.25)
+        show_grid(self.leak_plot, y=True, alpha=0.25)
         self.leak_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=(214, 39, 40))
         self.leak_plot.addItem(self.leak_bars)
         self.edit_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
@@ -535,8 +536,8 @@ class MaskPanel(Panel):
     def _fill_selected(self, details: dict[str, ModeDetail] | None) -> None:
         mode = self.selected_mode()
         name = tr(f"mask.mode.{mode}")
-        self.sums_plot.getPlotItem().setTitle(tr("mask.rowsums.title"))
-        self.leak_plot.getPlotItem().setTitle(tr("mask.leak.title"))
+        set_title(self.sums_plot.getPlotItem(), tr("mask.rowsums.title"))
+        set_title(self.leak_plot.getPlotItem(), tr("mask.leak.title"))
         state = self._state
         if details is None or state is None:
             self.sums_bars.setOpts(x=[], height=[])
@@ -563,14 +564,14 @@ class MaskPanel(Panel):
         past = d.leak[:position]
         if position > 0 and float(past.max()) > 0:
             # the leak is what matters: scale to it (the edited token's own change may go off the top)
-            self.leak_plot.getPlotItem().setYRange(0, float(past.max()) * 1.25, padding=0)
+            leak_top = float(past.max()) * 1.25
         else:
-            self.leak_plot.getPlotItem().setYRange(0, max(float(d.leak.max()), 1e-9) * 1.1, padding=0)
+            leak_top = max(float(d.leak.max()), 1e-9) * 1.1
             if n <= 40:
                 zeros = [("0", float(i), 0.0, (180, 20, 20)) for i in range(position)]
         self._leak_texts.show(zeros)
         self.sums_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
-        self.leak_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
+        set_view_range(self.leak_plot.getPlotItem(), (-0.6, n - 0.4), (0, leak_top))
 
         if d.row.max_leak_before > 0 and d.row.future_weight == 0:
             text = tr(

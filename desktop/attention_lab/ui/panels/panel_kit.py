@@ -20,6 +20,7 @@ from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from attention_lab.ui.panels.heatmap_kit import fit_token_ticks  # the head grid's: as many labels as fit
+from attention_lab.ui.panels.plot_setters import set_axis_label, set_view_range
 
 # ---------------------------------------------------------------------------- jobs
 
@@ -172,8 +173,11 @@ class TextPool:
             self.plot.addItem(item)
             self.items.append(item)
         for item, (text, x, y, colour) in zip(self.items, labels):
-            item.setText(text, color=colour)
-            item.setPos(x, y)
+            if getattr(item, "_pool_text", None) != (text, colour):  # setText re-lays the item out
+                item.setText(text, color=colour)
+                item._pool_text = (text, colour)
+            if item.pos().x() != x or item.pos().y() != y:
+                item.setPos(x, y)
             item.show()
         for item in self.items[len(labels) : self.used]:
             item.hide()
@@ -226,10 +230,9 @@ def set_heatmap_axes(plot: pg.PlotWidget, rows: Sequence[str], cols: Sequence[st
     pi = plot.getPlotItem()
     fit_token_ticks(pi, "left", list(rows), index=len(rows) > 24)
     fit_token_ticks(pi, "top", list(cols))
-    pi.getAxis("top").setLabel(col_title)
-    pi.getAxis("left").setLabel(row_title)
-    vb = pi.getViewBox()
-    vb.setRange(xRange=(0, max(1, len(cols))), yRange=(0, max(1, len(rows))), padding=0)
+    set_axis_label(pi, "top", col_title)
+    set_axis_label(pi, "left", row_title)
+    set_view_range(pi, (0, max(1, len(cols))), (0, max(1, len(rows))))
 
 
 def lut(colormap: str = "viridis") -> np.ndarray:
