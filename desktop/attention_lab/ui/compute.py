@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from attention_lab.core.lens import ShapeRow
+from attention_lab.ui.pooling import previews
 from attention_lab.ui.state import AnalysisState
 from attention_lab.ui.worker import JobCancelled
 
@@ -162,6 +163,7 @@ def compute_analysis(model, request: AnalysisRequest, cancel: threading.Event | 
         shapes=shapes,
         top_ids=top_ids,
         top_probs=top_probs,
+        grid_previews=previews(attention_causal, attention_bidirectional),
         seconds=time.perf_counter() - start,
         extras={
             "kept_chars": kept_chars,

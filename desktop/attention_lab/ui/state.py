@@ -33,6 +33,9 @@ class AnalysisState:
     top_ids: torch.Tensor  # [n, k] the model's top-k next-token predictions after each position
     top_probs: torch.Tensor  # [n, k]
     seconds: float  # wall time of the computation
+    # {causal?: (pool, [H, m, m])}: the shown layer's maps max-pooled for the head grid, made
+    # on the worker when they are wider than ui.pooling.PREVIEW_PIXELS (else empty)
+    grid_previews: dict = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
 
     @property

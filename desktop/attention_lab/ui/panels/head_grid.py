@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -29,9 +29,17 @@ from PySide6.QtWidgets import (
 
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
-from attention_lab.ui.panels.heatmap_kit import HeatImage, colormap, fit_token_ticks, grid_shape, hatch_overlay, overlay_item
+from attention_lab.ui.panels.heatmap_kit import (
+    HeatImage,
+    colormap,
+    fit_token_ticks,
+    future_overlay,
+    grid_shape,
+    overlay_item,
+)
 from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis_values
+from attention_lab.ui.pooling import pool_factor, pooled_for
 
 register(
     {
@@ -67,6 +75,10 @@ register(
         "head_grid.query_axis": {"en": "query (destination) ↓", "pt_BR": "query (destino) ↓"},
         "head_grid.key_axis": {"en": "key (source) →", "pt_BR": "key (origem) →"},
         "head_grid.weight": {"en": "weight", "pt_BR": "peso"},
+        "head_grid.pooled": {
+            "en": "each pixel: the largest weight of {pool} × {pool} cells (open one head for every cell)",
+            "pt_BR": "cada pixel: o maior peso de {pool} × {pool} células (abra uma cabeça para ver todas)",
+        },
         "head_grid.hover": {
             "en": "{head}: “{q}” (query {qi}) → “{k}” (key {ki}): {w}",
             "pt_BR": "{head}: “{q}” (query {qi}) → “{k}” (key {ki}): {w}",
@@ -134,6 +146,11 @@ class HeadGridPanel(Panel):
         self._pending_head: tuple[int, int] | None = None
         self._grid: list[tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = []
         self._grid_heads = 0
+        self._pool = 1  # cells per pixel of the grid's maps
+        self._resize_timer = QTimer(self)  # re-pools once the resizing stops
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.setInterval(150)
+        self._resize_timer.timeout.connect(self._grid_resized)
         self._rendered = False
         self.hover_text = ""
 
@@ -372,6 +389,7 @@ class HeadGridPanel(Panel):
             plot.addItem(image)
             plot.addItem(overlay)
             self._grid.append((plot, image, overlay))
+        self._grid[0][0].getViewBox().sigResized.connect(lambda *_: self._resize_timer.start())
         self._key_label = pg.LabelItem(size="9pt", color="#444")
         self.grid_view.addItem(self._key_label, row=rows, col=1, colspan=cols)
         self.bar = pg.ColorBarItem(values=self.bar.levels(), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
@@ -387,14 +405,19 @@ class HeadGridPanel(Panel):
             self._build_grid(heads)
         rows, cols = grid_shape(heads)
         levels = self.bar.levels()
-        overlay = hatch_overlay(np.triu(np.ones((n, n), dtype=bool), 1)) if state.causal else None
-        rect = QRectF(0, 0, n, n)
+        # no more pixels than the screen shows: a long text's maps are max-pooled to the size
+        # of a grid cell (the enlarged head keeps every cell)
+        preview = state.grid_previews.get(state.causal)
+        pool, maps = pooled_for(att, preview, pool_factor(n, self._grid_pixels()))
+        self._pool = pool
+        maps = maps.numpy()
+        m = maps.shape[-1]
+        overlay = future_overlay(m) if state.causal else None
         for h, (plot, image, over) in enumerate(self._grid):
-            image.setImage(np.ascontiguousarray(att[h]), autoLevels=False, levels=levels)
-            image.setRect(rect)
+            image.set_pooled(np.ascontiguousarray(maps[h]), pool, n, autoLevels=False, levels=levels)
             if overlay is not None:
                 over.setImage(overlay, autoLevels=False)
-                over.setRect(rect)
+                over.setRect(QRectF(0, 0, m * pool, m * pool))
                 over.show()
             else:
                 over.hide()
@@ -407,7 +430,24 @@ class HeadGridPanel(Panel):
             show_axis_values(plot.getAxis("bottom"), h + cols >= heads)
             set_view_range(plot, (0, n), (0, n))
         set_label_text(self._query_label, tr("head_grid.query_axis"))
-        set_label_text(self._key_label, tr("head_grid.key_axis"))
+        key_text = tr("head_grid.key_axis")
+        if pool > 1:
+            key_text += " · " + tr("head_grid.pooled", pool=pool)
+        set_label_text(self._key_label, key_text)
+
+    def _grid_pixels(self) -> float:
+        """Screen pixels across one map of the grid (256 until the grid is laid out)."""
+        if not self._grid:
+            return 256.0
+        size = self._grid[0][0].getViewBox().size()
+        side = max(size.width(), size.height())
+        return side if side >= 48 else 256.0
+
+    def _grid_resized(self) -> None:
+        """A bigger (or smaller) grid cell may want another pooling: draw the maps again."""
+        state = self.state
+        if state is not None and self._grid and pool_factor(state.n_tokens, self._grid_pixels()) != self._pool:
+            self._render_grid()
 
     def _build_head(self, count: int) -> None:
         """The enlarged head's plots (one, or causal and bidirectional side by side), made
@@ -449,7 +489,7 @@ class HeadGridPanel(Panel):
             image.setRect(rect)
             self._head_images[causal] = arr
             if causal:
-                over.setImage(hatch_overlay(np.triu(np.ones((n, n), dtype=bool), 1)), autoLevels=False)
+                over.setImage(future_overlay(n), autoLevels=False)
                 over.setRect(rect)
                 over.show()
             else:

@@ -8,12 +8,13 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 
 from attention_lab.ui.panels.plot_setters import set_ticks
 
@@ -29,14 +30,27 @@ class HeatImage(pg.ImageItem):
         self._on_hover = on_hover
         self._on_click = on_click
         self.setAcceptHoverEvents(True)
+        # a pooled image (see set_pooled) has one pixel per `pool` × `pool` cells of a map of
+        # `cells` × `cells`; otherwise pixel = cell
+        self.pool = 1
+        self.cells: tuple[int, int] | None = None
+
+    def set_pooled(self, data: np.ndarray, pool: int, cells: int, **options) -> None:
+        """Show ``data`` (made by :func:`max_pool`) for an ``cells`` × ``cells`` map whose
+        cells are one unit wide: each pixel covers ``pool`` × ``pool`` of them."""
+        self.pool, self.cells = pool, (cells, cells)
+        self.setImage(data, **options)
+        self.setRect(QRectF(0, 0, data.shape[1] * pool, data.shape[0] * pool))
 
     def cell_at(self, pos) -> tuple[int, int] | None:
         img = self.image
         if img is None:
             return None
-        # item coordinates are pixel coordinates (setRect only adds a transform): pixel = cell
-        col, row = int(math.floor(pos.x())), int(math.floor(pos.y()))
-        if 0 <= row < img.shape[0] and 0 <= col < img.shape[1]:
+        # item coordinates are pixel coordinates (setRect only adds a transform); a pixel of
+        # a pooled image covers `pool` cells each way
+        col, row = int(math.floor(pos.x() * self.pool)), int(math.floor(pos.y() * self.pool))
+        rows, cols = self.cells if self.pool > 1 and self.cells else img.shape[:2]
+        if 0 <= row < rows and 0 <= col < cols:
             return row, col
         return None
 
@@ -77,13 +91,31 @@ def hatch_overlay(mask: np.ndarray, colour=(235, 235, 235), line=(140, 140, 140)
     rows, cols = mask.shape
     factor = max(1, min(12, 256 // max(1, rows, cols)))
     big = np.kron(mask, np.ones((factor, factor), dtype=bool)) if factor > 1 else mask
-    out = np.zeros(big.shape + (4,), dtype=np.ubyte)
-    out[big] = (*colour, 215)
+    # one 32-bit word per pixel, chosen with np.where: 16 ms → ~3 ms at 1024 × 1024 compared
+    # with assigning RGBA tuples through a boolean index
+    fill = np.array((*colour, 215), np.ubyte).view(np.uint32)
+    out = np.where(big, fill, np.uint32(0)).view(np.ubyte).reshape(big.shape + (4,))
     if factor >= 4:
         yy, xx = np.indices(big.shape)
         stripes = big & (((xx + yy) % max(3, factor // 2)) == 0)
         out[stripes] = (*line, 235)
     return out
+
+
+def future_mask(n: int) -> np.ndarray:
+    """``[n, n]`` bool, True where key j > query i: the cells the causal mask forbids."""
+    index = np.arange(n)
+    return index[None, :] > index[:, None]
+
+
+@functools.lru_cache(maxsize=4)
+def future_overlay(n: int) -> np.ndarray:
+    """The hatching of an n-token causal map's future, made once per length (it depends on
+    nothing else; at 1024 tokens making it took 12 ms, and the grid and the enlarged head
+    both need it for every analysis).  Read-only: it is shared."""
+    overlay = hatch_overlay(future_mask(n))
+    overlay.flags.writeable = False
+    return overlay
 
 
 def grid_shape(n: int) -> tuple[int, int]:

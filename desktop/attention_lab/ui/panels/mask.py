@@ -13,6 +13,7 @@ batched forward per mode for the per-row / per-position detail, computed on the 
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
 from attention_lab.core.lens import MaskMode
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.heatmap_kit import future_mask
 from attention_lab.ui.panels.panel_kit import (
     TextPool,
     JobPort,
@@ -203,6 +205,17 @@ def _state_key(state) -> tuple:
     # id() alone could be reused by the next model once the old one is freed: add what names it
     model = state.model
     return (id(model), model.spec, model.n_params, tuple(state.ids), state.layer, state.position, state.replacement_id)
+
+
+@functools.lru_cache(maxsize=2)
+def _mask_picture(n: int) -> np.ndarray:
+    """RGBA: allowed cells light, the future dark (the triangle the chapter draws); made
+    once per length (27 ms at 1024 tokens with boolean indexing)."""
+    light = np.array((222, 235, 247, 255), np.ubyte).view(np.uint32)
+    dark = np.array((60, 60, 70, 255), np.ubyte).view(np.uint32)
+    rgba = np.where(future_mask(n), dark, light).view(np.ubyte).reshape(n, n, 4)  # a word per pixel: fast
+    rgba.flags.writeable = False
+    return rgba
 
 
 class MaskPanel(Panel):
@@ -380,12 +393,8 @@ class MaskPanel(Panel):
         if state is None:
             return
         n = state.n_tokens
-        allowed = ~np.triu(np.ones((n, n), dtype=bool), k=1)
-        # allowed cells light, the future dark: the triangle the chapter draws
-        rgba = np.empty((n, n, 4), dtype=np.ubyte)
-        rgba[allowed] = (222, 235, 247, 255)
-        rgba[~allowed] = (60, 60, 70, 255)
-        self.grid_image.setImage(rgba, autoLevels=False)
+        allowed = ~future_mask(n)
+        self.grid_image.setImage(_mask_picture(n), autoLevels=False)
         self.grid_image.setRect(0, 0, n, n)
         set_heatmap_axes(self.grid_plot, state.tokens, state.tokens, tr("mask.query"), tr("mask.key"))
         cells = []

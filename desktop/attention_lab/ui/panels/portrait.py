@@ -314,14 +314,15 @@ class PortraitPanel(Panel):
             self._recompute_roles()
 
     def _recompute_roles(self) -> None:
-        """Roles from the shown layer's causal attention ([H, n, n]: small, plain arithmetic)."""
-        from attention_lab.core.analysis import head_portrait
+        """Roles of the shown layer's heads under the thresholds shown: the numbers come with
+        the analysis (measured on the worker), so this is a few comparisons per head."""
+        from attention_lab.core.analysis import with_roles
 
         state = self._state
         if state.n_tokens < 2:  # row 0 of a causal map is always [1, 0, …]: nothing to portray
             self._stats = []
         else:
-            self._stats = list(head_portrait(state.attention_causal, layer_offset=state.layer, thresholds=self.thresholds()))
+            self._stats = with_roles(state.portrait, state.n_tokens, self.thresholds())
         self._fill()
 
     # ------------------------------------------------------------------ induction (worker, once per model)
