@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import MutableMapping
+from typing import MutableMapping, NoReturn
 
 APP_DIR_NAME = "attention-lab"
 
@@ -97,16 +97,16 @@ def is_frozen() -> bool:
     return bool(getattr(sys, "frozen", False))
 
 
-def main() -> int:
+def main() -> NoReturn:
     if is_frozen() or os.environ.get("ATTENTION_LAB_FORCE_OFFLINE") == "1":
         configure_offline()
     if is_frozen():
         import multiprocessing
 
         multiprocessing.freeze_support()  # torch may start helper processes from the frozen executable
-    from attention_lab.app import main as app_main  # only now: transformers/hub read the env at import
+    from attention_lab.app import run  # only now: transformers/hub read the env at import
 
-    return int(app_main(sys.argv[1:]) or 0)
+    run(sys.argv[1:])  # exits (quickly, after a window: see attention_lab.app.run)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """``python -m attention_lab``: the same as the ``attention-lab`` command."""
 
-from attention_lab.app import main
+from attention_lab.app import run
 
-raise SystemExit(main())
+run()

@@ -129,6 +129,8 @@ def test_overview_colours_every_layer_and_head(qtbot, make_window):
     state = wait_state(qtbot, window)
     grid = window.panels["panel.head_grid"]
     cfg = state.model.lens.config
+    assert grid.overview_image.image is None  # drawn when its tab is first opened, not before
+    grid.tabs.setCurrentIndex(2)
     assert grid.overview_image.image.shape == (cfg.n_layer, cfg.n_head)
     grid.metric_combo.setCurrentIndex(1)  # entropy
     expected = {(s.layer, s.head): s.entropy for s in state.overview}
@@ -433,6 +435,27 @@ def test_smoke_test_command_exits_zero(tiny_checkpoint, which, tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "smoke test: ok" in proc.stdout
+
+
+def test_the_command_exits_quickly_after_the_window_but_runs_exit_handlers(tiny_checkpoint, tmp_path):
+    """``attention_lab.app.run``: after a window the process ends without the interpreter's
+    teardown (os._exit), yet exit handlers run, output is flushed and the code is kept."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('exit handler ran'))\n"
+        "from attention_lab.app import run\n"
+        f"run(['--smoke-test', '--model', {str(tiny_checkpoint)!r}])\n"
+        "print('not reached')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), QT_QPA_PLATFORM="offscreen", HF_HUB_CACHE=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "smoke test: ok" in proc.stdout and "exit handler ran" in proc.stdout
+    assert "not reached" not in proc.stdout
+    # a failing start keeps its exit code
+    bad = code.replace(repr(str(tiny_checkpoint)), repr(str(tmp_path / "no-such-model")))
+    proc = subprocess.run([sys.executable, "-c", bad], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 1 and "exit handler ran" in proc.stdout
 
 
 # ---------------------------------------------------------------------------- downloads

@@ -238,6 +238,9 @@ class MainWindow(QMainWindow):
             | QMainWindow.DockOption.AllowNestedDocks
         )
 
+        if autostart:
+            # the worker reads the model while this thread builds the panels (0.1 s of start-up)
+            self._begin_loading(model_spec)
         self._build_panels()
         self._default_layout()
         self._default_state = self.saveState(SETTINGS_VERSION)
@@ -272,7 +275,9 @@ class MainWindow(QMainWindow):
 
         importlib.import_module("attention_lab.ui.tour").install_tour(self)  # the guided Lab tour (issue 8)
         if autostart:
-            self.start(model_spec)
+            if self._startup_spec is not None and self.session.model is None:
+                self.statusBar().showMessage(tr("status.loading", spec=self._startup_spec))
+            self._start_text()
 
     # ------------------------------------------------------------------ construction
     def _build_panels(self) -> None:
@@ -456,15 +461,24 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ startup / models
     def start(self, model_spec: str | None = None) -> None:
         """Load the model (argument, saved, or default) and analyse the saved or seed text."""
-        from attention_lab.core.lab import SEED_TEXT
+        self._start_text()
+        self._begin_loading(model_spec)
+
+    def _begin_loading(self, model_spec: str | None) -> None:
+        """Submit the model's loading; the analysis follows when it arrives (on this thread,
+        so after the window is built even when the loading began before)."""
         from attention_lab.core.models import default_model_spec
+
+        spec = model_spec or self._read_str("model_spec", "") or default_model_spec()
+        self._startup_spec = spec
+        self.session.load_model(spec)
+
+    def _start_text(self) -> None:
+        from attention_lab.core.lab import SEED_TEXT
 
         if not self.session.text:
             self.session.text = SEED_TEXT
             self.text_panel_set(SEED_TEXT)
-        spec = model_spec or self._read_str("model_spec", "") or default_model_spec()
-        self._startup_spec = spec
-        self.session.load_model(spec)
 
     def text_panel_set(self, text: str) -> None:
         panel = self.panels.get("panel.token_editor")

@@ -363,7 +363,7 @@ class KVBenchPanel(Panel):
         self.stab_plots = {}
         self.stab_images = {}
         for col, mode in enumerate(("causal", "bidirectional")):
-            plot = self.stab_view.addPlot(row=0, col=col)
+            plot = self.stab_view.addPlot(row=0, col=col, enableMenu=False)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             image = pg.ImageItem(axisOrder="row-major")

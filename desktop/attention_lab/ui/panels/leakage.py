@@ -153,7 +153,7 @@ class LeakagePanel(Panel):
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
 
-        self.bar_plot = pg.PlotWidget(self, background="w")
+        self.bar_plot = pg.PlotWidget(self, background="w", enableMenu=False)
         self.zero_labels = TextPool(self.bar_plot.getPlotItem(), anchor=(0, 0.5), angle=90)
         self.bar_plot.setMinimumHeight(130)
         bp = self.bar_plot.getPlotItem()
@@ -177,7 +177,7 @@ class LeakagePanel(Panel):
         self.layers_view.setMinimumHeight(110)
         self._heat: dict[bool, tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = {}
         for col, causal in enumerate((True, False)):
-            plot = self.layers_view.addPlot(row=0, col=col)
+            plot = self.layers_view.addPlot(row=0, col=col, enableMenu=False)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             vb = plot.getViewBox()
