@@ -8,7 +8,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from attention_lab.core.lens import GPT2Config, GPT2Lens, KVCache
+from attention_lab.core.lens import GPT2Config, GPT2Lens, KVCache, MaskMode, apply_mask
 
 TOL = 1e-4
 
@@ -59,3 +59,36 @@ def test_kv_cache_matches_transformers_incremental(tiny_checkpoint):
     with torch.no_grad():
         ref = reference(input_ids=ids).logits
     torch.testing.assert_close(rest.logits, ref[:, 8:], atol=TOL, rtol=0)
+
+
+def test_output_projection_is_stored_for_the_fast_product_and_reads_the_same(tiny_checkpoint):
+    """The tied embedding is kept as its (d, vocab) transpose: ``h @ wteᵀ`` reads a contiguous
+    matrix (the faster matrix-vector product), while ``wte`` still reads as (vocab, d)."""
+    state = load_file(str(tiny_checkpoint / "model.safetensors"))
+    _reference, lens = _pair(tiny_checkpoint)
+    wte = lens.weights.wte
+    assert wte.shape == state["transformer.wte.weight"].shape
+    assert torch.equal(wte, state["transformer.wte.weight"])
+    assert lens.output_embedding.T.is_contiguous()
+    ids = [5, 17, 50256, 3]
+    torch.testing.assert_close(lens(ids).hidden_states[0, 0], wte[ids] + lens.weights.wpe[:4], atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("mode", list(MaskMode))
+def test_one_new_token_needs_no_mask_in_any_mode(tiny_checkpoint, mode):
+    """A single new query has no future: the decode step skips building the mask.  In every
+    mode an all-allowed mask changes nothing, and where the mask doesn't leak, the step's
+    attention and logits equal the last row of the full masked pass."""
+    scores = torch.randn(2, 3, 1, 6, generator=torch.Generator().manual_seed(4))
+    nothing_hidden = torch.zeros(1, 6, dtype=torch.bool)
+    assert torch.equal(apply_mask(scores, nothing_hidden, mode), torch.softmax(scores, dim=-1))
+    if mode in (MaskMode.ZERO_SCORE, MaskMode.ZERO_AFTER_SOFTMAX):
+        return  # these leak: the prefix's K/V depend on what follows, so no full pass to compare
+    _reference, lens = _pair(tiny_checkpoint)
+    ids = torch.randint(0, 50257, (1, 9), generator=torch.Generator().manual_seed(3))
+    full = lens(ids, mask_mode=mode)
+    first = lens(ids[:, :8], mask_mode=mode, use_cache=True)
+    step = lens(ids[:, 8:], mask_mode=mode, past=first.cache, use_cache=True)
+    torch.testing.assert_close(step.logits[:, -1], full.logits[:, -1], atol=TOL, rtol=0)
+    for layer in range(lens.config.n_layer):
+        torch.testing.assert_close(step.attentions[layer][..., -1:, :], full.attentions[layer][..., -1:, :], atol=TOL, rtol=0)
