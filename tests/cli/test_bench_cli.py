@@ -135,3 +135,26 @@ def test_bad_flags_are_one_line_and_exit_2(args, expected):
     assert len(lines) == 1 and expected in lines[0], out.stderr
     assert "Traceback" not in out.stderr
     assert out.stdout == ""
+
+
+def test_gui_stall_rows_for_chosen_phases(tiny_checkpoint, monkeypatch):
+    """The bench asks the stall probe for the phases it wants (the GPT-2-small-shaped model
+    gets the edit and the context-long text) and reports exactly those rows."""
+    from attention_lab.core import bench
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "desktop"))
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    rows = bench.bench_gui_stalls(str(tiny_checkpoint), "tiny", bench.Settings(reps=1, quick=True),
+                                  phases=("edit", "long_text"))
+    assert [r.id for r in rows] == ["gui_stall_edit", "gui_stall_long_text"]
+    for row in rows:
+        assert row.verdict in ("met", "not met"), row.note
+        assert len(row.ours_samples) == 1 and row.ours == max(row.ours_samples) > 0
+    assert 56 <= rows[1].tokens <= 64  # about the tiny model's whole context (decoding may merge a few)
+
+
+def test_stall_probe_refuses_an_unknown_phase():
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-m", "attention_lab.ui.perf_probe", "--phases", "edit,typing"],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=str(ROOT))
+    assert out.returncode == 2 and "typing" in out.stderr

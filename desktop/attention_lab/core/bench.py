@@ -392,15 +392,18 @@ STALL_ROWS = (
 )
 
 
-def bench_gui_stalls(spec: str | None, label: str, s: Settings) -> list[Row]:
-    rows = [Row(row_id, label, figure, "—", f"≤ {STALL_GOAL_MS:.0f} ms", unit="ms") for row_id, _, figure in STALL_ROWS]
+def bench_gui_stalls(spec: str | None, label: str, s: Settings, phases: Sequence[str] | None = None) -> list[Row]:
+    """The stall rows of ``phases`` (default: all three) for the window running ``spec``."""
+    wanted = [(row_id, key, figure) for row_id, key, figure in STALL_ROWS if phases is None or key in phases]
+    rows = [Row(row_id, label, figure, "—", f"≤ {STALL_GOAL_MS:.0f} ms", unit="ms") for row_id, _, figure in wanted]
     why = _gui_available() or (None if (DESKTOP_ROOT / "attention_lab" / "ui" / "perf_probe.py").is_file()
                                else "the stall probe (attention_lab/ui/perf_probe.py) is missing")
     if why:
         for row in rows:
             row.note = why
         return rows
-    cmd = [sys.executable, "-m", "attention_lab.ui.perf_probe", "--reps", str(min(s.reps, 5))]
+    cmd = [sys.executable, "-m", "attention_lab.ui.perf_probe", "--reps", str(min(s.reps, 5)),
+           "--phases", ",".join(key for _, key, _ in wanted)]
     if spec:
         cmd += ["--model", spec]
     if s.quick:
@@ -417,7 +420,7 @@ def bench_gui_stalls(spec: str | None, label: str, s: Settings) -> list[Row]:
         reason = "the probe timed out"
     except json.JSONDecodeError:
         reason = "the probe failed: " + " ".join((out.stderr or "").split())[-300:]
-    for row, (_, key, _) in zip(rows, STALL_ROWS):
+    for row, (_, key, _) in zip(rows, wanted):
         stalls = (result.get(key) or {}).get("max_stall_ms") or []
         if not stalls:
             row.verdict, row.note = "failed", reason or f"the probe measured no {key} stall"
@@ -579,6 +582,12 @@ def run_bench(specs: Sequence[str] | None = None, settings: Settings | None = No
         if "gui" not in s.skip:
             s.say("GUI stalls")
             rows.extend(bench_gui_stalls(app_spec, app_label, s))
+            # GPT-2 small's context: the grid and every panel at ~1000 tokens (the KV
+            # benchmark's stall is the demo's: the same panel code, only slower steps)
+            for bm in models[1:]:
+                if bm.label == GPT2_SMALL_LABEL:
+                    s.say("GUI stalls, GPT-2-small shapes")
+                    rows.extend(bench_gui_stalls(bm.spec, bm.label, s, phases=("edit", "long_text")))
     return {
         "command": "attention-lab bench " + " ".join(_argv_echo(specs, s)),
         "machine": {

@@ -138,9 +138,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kv-tokens", type=int, default=50, help="new tokens of the KV benchmark (default 50)")
     parser.add_argument("--heartbeat-ms", type=int, default=5)
     parser.add_argument("--no-long-text", action="store_true", help="skip the context-long text")
+    parser.add_argument("--phases", default="edit,kvbench,long_text",
+                        help="which phases to run, comma-separated (default: edit,kvbench,long_text)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for each step")
 
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    phases = {p.strip() for p in args.phases.split(",") if p.strip()}
+    unknown = phases - {"edit", "kvbench", "long_text"}
+    if unknown:
+        parser.error(f"unknown phase(s): {', '.join(sorted(unknown))}")
+    if args.no_long_text:
+        phases.discard("long_text")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
     from PySide6.QtCore import QSettings
@@ -176,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # 1) the leakage edit: a different replacement of the last token each time
         stalls, seconds = [], []
         last = state.n_tokens - 1
-        for rep in range(args.reps):
+        for rep in range(args.reps if "edit" in phases else 0):
             token = (state.ids[last] + 1 + rep) % model.lens.config.vocab_size
             stall, took, fired = _measure(beat, window.state_shown, lambda: session.set_replacement(last, token),
                                           args.timeout, 300)
@@ -185,12 +193,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 code = 1
             stalls.append(stall)
             seconds.append(took)
-        report["edit"] = {"max_stall_ms": stalls, "seconds_to_result": seconds}
-        report["edit"]["show_state_ms"] = panels.take()
+        if "edit" in phases:
+            report["edit"] = {"max_stall_ms": stalls, "seconds_to_result": seconds}
+            report["edit"]["show_state_ms"] = panels.take()
 
         # 2) the KV benchmark from its panel
         panel = window.panels.get("panel.kvbench")
-        if panel is None:
+        if "kvbench" not in phases:
+            pass
+        elif panel is None:
             report["kvbench"] = {"max_stall_ms": [], "error": "no KV benchmark panel"}
             code = 1
         else:
@@ -207,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["kvbench"]["show_state_ms"] = panels.take()
 
         # 3) a text as long as the context: analysis and the n × n head grid
-        if not args.no_long_text:
+        if "long_text" in phases:
             n = min(LONG_TEXT_TOKENS, model.lens.config.n_positions)
             ids: list[int] = []
             while len(ids) < n:
