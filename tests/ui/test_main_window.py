@@ -46,8 +46,24 @@ def test_starts_on_the_seed_sentence_and_every_panel_gets_data(qtbot, make_windo
     assert state.ids == tiny_model.tokenizer.encode(SEED_TEXT)
     for pid in MY_PANELS:
         assert window.panels[pid].has_data(), pid
-    # the other helper's panels get the same state
-    qtbot.waitUntil(lambda: all(p.has_data() for p in window.panels.values()), timeout=STATE_TIMEOUT_MS)
+    # the panels behind other tabs draw it when their tab is opened (not before: an edit
+    # costs them nothing while no one looks)
+    waiting = window.panels_waiting
+    assert waiting and not waiting & set(MY_PANELS)
+    for pid in sorted(waiting):
+        assert not window.panels[pid].has_data(), pid
+        window.docks[pid].raise_()
+        qtbot.waitUntil(lambda pid=pid: window.panels[pid].has_data(), timeout=STATE_TIMEOUT_MS)
+    assert not window.panels_waiting
+    assert all(p.has_data() for p in window.panels.values())
+    # a new state: the open tabs draw it at once, the others wait again
+    window.session.set_layer(1)
+    state = wait_state(qtbot, window, lambda s: s.layer == 1)
+    # (opening the KV tab hid the head grid: they share the left tab group)
+    assert "panel.head_grid" in window.panels_waiting and "panel.kvbench" not in window.panels_waiting
+    assert window.panels["panel.head_grid"].state is not state
+    window.docks["panel.head_grid"].raise_()
+    qtbot.waitUntil(lambda: window.panels["panel.head_grid"].state is state, timeout=STATE_TIMEOUT_MS)
     assert window.findChild(ErrorDialog, "error_dialog") is None or not window.findChild(ErrorDialog, "error_dialog").isVisible()
     # status bar: model, token count, mode, time
     assert "tokens" in window.status_tokens.text() and str(state.n_tokens) in window.status_tokens.text()

@@ -141,6 +141,7 @@ def _headless(app, window, args, uncaught: list[str], started: float) -> int:
         else:
             print(f"screenshot: {path} ({window.width()}x{window.height()})")
     if args.smoke_test and ok:
+        window.draw_hidden_panels()  # those behind tabs wait to be shown: check them too
         empty = [pid for pid, panel in window.panels.items() if not panel.has_data()]
         if len(window.panels) != EXPECTED_PANELS:
             print(f"smoke test: FAILED: {len(window.panels)} of {EXPECTED_PANELS} panels (missing: {', '.join(window.missing_panels)})", file=sys.stderr)
