@@ -150,6 +150,8 @@ def test_gui_stall_rows_for_chosen_phases(tiny_checkpoint, monkeypatch):
     for row in rows:
         assert row.verdict in ("met", "not met"), row.note
         assert len(row.ours_samples) == 1 and row.ours == max(row.ours_samples) > 0
+    assert rows[1].details["hover_max_stall_ms"] > 0  # the mouse swept the grid of the long text
+    assert "mouse sweeping" in rows[1].note
     assert 56 <= rows[1].tokens <= 64  # about the tiny model's whole context (decoding may merge a few)
 
 

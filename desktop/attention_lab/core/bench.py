@@ -432,6 +432,9 @@ def bench_gui_stalls(spec: str | None, label: str, s: Settings, phases: Sequence
         row.details = {k: v for k, v in result[key].items() if k != "max_stall_ms"}
         row.tokens = row.details.get("tokens")
         row.note = f"worst of {len(stalls)} run(s), heartbeat every {result.get('heartbeat_ms')} ms; {result.get('model', '')}"
+        hover = row.details.get("hover_max_stall_ms")
+        if hover is not None:
+            row.note += f"; mouse sweeping the grid's maps: longest stall {hover:.0f} ms"
         slowest = list((row.details.get("show_state_ms") or {}).items())[:2]
         if slowest:
             row.note += "; slowest views (show_state): " + ", ".join(f"{k} {v:.0f} ms" for k, v in slowest)
