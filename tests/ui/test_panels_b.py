@@ -307,6 +307,9 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     panel.new_tokens.setValue(12)
     steps = []
     panel.benchmark_step.connect(steps.append)
+    redraws = []
+    set_data = panel.curve_with.setData
+    panel.curve_with.setData = lambda *a, **k: (redraws.append(1), set_data(*a, **k))[1]
     with qtbot.waitSignal(panel.benchmark_finished, timeout=LONG) as blocker:
         assert panel.run_benchmark()
         assert panel.running and not panel.run_button.isEnabled() and panel.cancel_button.isEnabled()
@@ -314,6 +317,9 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     assert result.identical is True
     assert result.new_tokens == 12 and len(result.generated_ids) == 12
     assert len(steps) == 24  # 12 per mode, delivered live
+    # the live curve follows at most ~10 times a second (a repaint per token stalled the
+    # window), and the finished run is drawn in full
+    assert 1 <= len(redraws) < len(steps)
     assert not panel.running and panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
     assert panel.progress.value() == panel.progress.maximum()
     assert panel._result_labels["identical"].text().startswith("yes")

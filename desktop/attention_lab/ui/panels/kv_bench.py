@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -53,6 +53,7 @@ from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_
 
 BENCH_KIND = "kvbench"
 STABILITY_KIND = "kvstability"
+LIVE_REDRAW_MS = 100
 DEFAULT_NEW_TOKENS = 50
 CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells per map
 
@@ -254,7 +255,14 @@ class KVBenchPanel(Panel):
         self._live: dict[str, list[float]] = {"with-cache": [], "without-cache": []}
         self._live_rep = 0
         self._live_text_ids: list[int] = []
+        self._last_step = None  # the latest progress step, shown at the next redraw
         self._running = False
+        # the live curve is redrawn at most ~10 times a second: one repaint per generated
+        # token (10 ms each) kept the window from answering for 40-60 ms at a time
+        self._live_timer = QTimer(self)
+        self._live_timer.setSingleShot(True)
+        self._live_timer.setInterval(LIVE_REDRAW_MS)
+        self._live_timer.timeout.connect(self._draw_live)
         self._message_key: str | None = "kvbench.idle"
         self._message_args: dict = {}
         self._stability = None
@@ -471,6 +479,7 @@ class KVBenchPanel(Panel):
         self._live = {"with-cache": [], "without-cache": []}
         self._live_rep = 0
         self._live_text_ids = []
+        self._last_step = None
         self._running = True
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
@@ -507,6 +516,12 @@ class KVBenchPanel(Panel):
         if step.mode == "with-cache" and step.repetition == 0:
             del self._live_text_ids[step.index :]
             self._live_text_ids.append(step.token_id)
+        self._last_step = step
+        if not self._live_timer.isActive():
+            self._live_timer.start()
+        self.benchmark_step.emit(step)
+
+    def _show_progress(self, step) -> None:
         total = step.total or self.new_tokens.value()
         done = step.repetition * 2 * total + (0 if step.mode == "with-cache" else total) + step.index + 1
         self.progress.setValue(done)
@@ -514,10 +529,11 @@ class KVBenchPanel(Panel):
         self.progress.setFormat(
             tr("kvbench.progress", mode=mode, i=step.index + 1, total=total, rep=step.repetition + 1, reps=self.repetitions.value())
         )
-        self._draw_live()
-        self.benchmark_step.emit(step)
 
     def _draw_live(self) -> None:
+        self._live_timer.stop()
+        if self._running and self._last_step is not None:
+            self._show_progress(self._last_step)
         start = len(self._bench.ids) if self._bench is not None else 0
         for mode, curve in (("with-cache", self.curve_with), ("without-cache", self.curve_without)):
             ys = np.asarray(self._live[mode], dtype=float) * 1000.0
