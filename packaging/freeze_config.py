@@ -71,6 +71,8 @@ EXCLUDED_MODULES: tuple[str, ...] = (
 # source checkout, not from the installer (the frozen ``bench`` reports the missing module).
 SOURCE_ONLY_IMPORTS: dict[str, tuple[str, ...]] = {
     "transformers": ("core/bench.py", "core/checkpoints.py"),
+    # the bench's GUI-stall probe moves the mouse over the head grid with QtTest
+    "PySide6.QtTest": ("ui/perf_probe.py",),
 }
 
 # Paths inside the bundle (forward slashes, relative to _internal/) that are dropped after
