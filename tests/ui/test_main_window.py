@@ -72,6 +72,26 @@ def test_starts_on_the_seed_sentence_and_every_panel_gets_data(qtbot, make_windo
     assert window.session.model.name in window.status_model.text()
 
 
+def test_a_closed_panel_catches_up_when_it_is_opened_again(qtbot, make_window):
+    """A dock the learner closed is out of sight: new analyses skip it, and reopening it
+    (View menu) draws the newest one."""
+    window = make_window()
+    wait_state(qtbot, window)
+    window.docks["panel.mask"].raise_()
+    qtbot.waitUntil(lambda: window.panels["panel.mask"].has_data(), timeout=STATE_TIMEOUT_MS)
+    mask = window.panels["panel.mask"]
+    window.docks["panel.mask"].close()
+    qtbot.waitUntil(lambda: "panel.mask" not in window.panels_waiting and not window.docks["panel.mask"].isVisible())
+    type_text(window, "A different sentence for the closed panel")
+    state = wait_state(qtbot, window, lambda s: s.text.startswith("A different"))
+    assert "panel.mask" in window.panels_waiting
+    assert mask._state is not state
+    window.docks["panel.mask"].toggleViewAction().trigger()  # back into its tab group…
+    window.docks["panel.mask"].raise_()  # …and its tab chosen
+    qtbot.waitUntil(lambda: mask._state is state, timeout=STATE_TIMEOUT_MS)
+    assert "panel.mask" not in window.panels_waiting and mask.isEnabled()
+
+
 def test_token_editor_shows_every_token_as_a_chip(qtbot, make_window, tiny_model):
     window = make_window()
     state = wait_state(qtbot, window)
