@@ -579,9 +579,8 @@ class MainWindow(QMainWindow):
         # can see (a dock behind another tab, or closed) are drawn when their dock is shown:
         # each edit cost them ~25 ms of this thread and the mask panel four model passes.
         self._showing = state
-        shown = [p for pid, p in self.panels.items() if not self._out_of_sight(pid)]
         self._stale = {pid for pid in self.panels if self._out_of_sight(pid)}
-        self._show_next(state, shown)
+        self._show_next(state, [p for pid, p in self.panels.items() if pid not in self._stale])
 
     def _out_of_sight(self, panel_id: str) -> bool:
         # as QDockWidget.visibilityChanged last said (a dock behind a tab keeps isVisible());
@@ -605,11 +604,15 @@ class MainWindow(QMainWindow):
 
     def draw_hidden_panels(self) -> None:
         """Draw the panels left for later (out of sight) now: the smoke test checks them all."""
-        state = self._showing or self.last_state
         for pid in list(self._stale):
-            self._stale.discard(pid)
-            if state is not None:
-                self._draw_panel(self.panels[pid], state)
+            self._catch_up(pid)
+
+    def _catch_up(self, panel_id: str) -> None:
+        """Draw a panel left for later with the newest state (the one being drawn, if any)."""
+        self._stale.discard(panel_id)
+        state = self._showing or self.last_state
+        if state is not None:
+            self._draw_panel(self.panels[panel_id], state)
 
     def _show_next(self, state, queue: list) -> None:
         if self._showing is not state or self._shut_down:
@@ -677,10 +680,7 @@ class MainWindow(QMainWindow):
     def _dock_shown(self, panel_id: str, visible: bool) -> None:
         self._dock_visible[panel_id] = visible
         if visible and panel_id in self._stale and not self._shut_down:
-            self._stale.discard(panel_id)
-            state = self._showing or self.last_state
-            if state is not None:
-                self._draw_panel(self.panels[panel_id], state)  # its first look at this state
+            self._catch_up(panel_id)  # its first look at the newest state
         if visible and panel_id != "panel.token_editor" and self.isVisible():
             self._current_panel = panel_id
 

@@ -372,7 +372,6 @@ class KVBenchPanel(Panel):
         self.stab_images = {}
         for col, mode in enumerate(("causal", "bidirectional")):
             plot = self.stab_view.addPlot(row=0, col=col, enableMenu=False)
-            plot.setMenuEnabled(False)
             plot.hideButtons()
             image = pg.ImageItem(axisOrder="row-major")
             plot.addItem(image)

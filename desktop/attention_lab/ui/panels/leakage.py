@@ -157,7 +157,6 @@ class LeakagePanel(Panel):
         self.zero_labels = TextPool(self.bar_plot.getPlotItem(), anchor=(0, 0.5), angle=90)
         self.bar_plot.setMinimumHeight(130)
         bp = self.bar_plot.getPlotItem()
-        bp.setMenuEnabled(False)
         bp.hideButtons()
         bp.getViewBox().setMouseEnabled(x=False, y=False)
         show_grid(bp, y=True, alpha=0.25)
@@ -178,7 +177,6 @@ class LeakagePanel(Panel):
         self._heat: dict[bool, tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = {}
         for col, causal in enumerate((True, False)):
             plot = self.layers_view.addPlot(row=0, col=col, enableMenu=False)
-            plot.setMenuEnabled(False)
             plot.hideButtons()
             vb = plot.getViewBox()
             vb.invertY(True)

@@ -205,7 +205,6 @@ def clear_layout(view: pg.GraphicsLayoutWidget) -> None:
 
 def make_plot(parent=None, *, background: str = "w") -> pg.PlotWidget:
     plot = pg.PlotWidget(parent=parent, background=background, enableMenu=False)  # no ViewBox menu built (3 ms a plot)
-    plot.setMenuEnabled(False)
     plot.getPlotItem().hideButtons()
     plot.setMinimumSize(220, 180)
     for side in ("left", "bottom"):
