@@ -16,6 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 
+from attention_lab.core.lens import future_mask
 from attention_lab.ui.panels.plot_setters import set_ticks
 
 CMAP = "viridis"
@@ -36,8 +37,8 @@ class HeatImage(pg.ImageItem):
         self.cells: tuple[int, int] | None = None
 
     def set_pooled(self, data: np.ndarray, pool: int, cells: int, **options) -> None:
-        """Show ``data`` (made by :func:`max_pool`) for an ``cells`` × ``cells`` map whose
-        cells are one unit wide: each pixel covers ``pool`` × ``pool`` of them."""
+        """Show ``data`` (made by :func:`attention_lab.ui.pooling.max_pool`) for a ``cells`` ×
+        ``cells`` map whose cells are one unit wide: each pixel covers ``pool`` × ``pool`` of them."""
         self.pool, self.cells = pool, (cells, cells)
         self.setImage(data, **options)
         self.setRect(QRectF(0, 0, data.shape[1] * pool, data.shape[0] * pool))
@@ -49,7 +50,7 @@ class HeatImage(pg.ImageItem):
         # item coordinates are pixel coordinates (setRect only adds a transform); a pixel of
         # a pooled image covers `pool` cells each way
         col, row = int(math.floor(pos.x() * self.pool)), int(math.floor(pos.y() * self.pool))
-        rows, cols = self.cells if self.pool > 1 and self.cells else img.shape[:2]
+        rows, cols = self.cells or img.shape[:2]
         if 0 <= row < rows and 0 <= col < cols:
             return row, col
         return None
@@ -102,18 +103,12 @@ def hatch_overlay(mask: np.ndarray, colour=(235, 235, 235), line=(140, 140, 140)
     return out
 
 
-def future_mask(n: int) -> np.ndarray:
-    """``[n, n]`` bool, True where key j > query i: the cells the causal mask forbids."""
-    index = np.arange(n)
-    return index[None, :] > index[:, None]
-
-
 @functools.lru_cache(maxsize=4)
 def future_overlay(n: int) -> np.ndarray:
     """The hatching of an n-token causal map's future, made once per length (it depends on
     nothing else; at 1024 tokens making it took 12 ms, and the grid and the enlarged head
     both need it for every analysis).  Read-only: it is shared."""
-    overlay = hatch_overlay(future_mask(n))
+    overlay = hatch_overlay(future_mask(n).numpy())
     overlay.flags.writeable = False
     return overlay
 

@@ -36,10 +36,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.core.lens import MaskMode
+from attention_lab.core.lens import MaskMode, future_mask
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
-from attention_lab.ui.panels.heatmap_kit import future_mask
 from attention_lab.ui.panels.panel_kit import (
     TextPool,
     JobPort,
@@ -213,7 +212,7 @@ def _mask_picture(n: int) -> np.ndarray:
     once per length (27 ms at 1024 tokens with boolean indexing)."""
     light = np.array((222, 235, 247, 255), np.ubyte).view(np.uint32)
     dark = np.array((60, 60, 70, 255), np.ubyte).view(np.uint32)
-    rgba = np.where(future_mask(n), dark, light).view(np.ubyte).reshape(n, n, 4)  # a word per pixel: fast
+    rgba = np.where(future_mask(n).numpy(), dark, light).view(np.ubyte).reshape(n, n, 4)  # a word per pixel: fast
     rgba.flags.writeable = False
     return rgba
 
@@ -393,7 +392,7 @@ class MaskPanel(Panel):
         if state is None:
             return
         n = state.n_tokens
-        allowed = ~future_mask(n)
+        allowed = ~future_mask(n).numpy()
         self.grid_image.setImage(_mask_picture(n), autoLevels=False)
         self.grid_image.setRect(0, 0, n, n)
         set_heatmap_axes(self.grid_plot, state.tokens, state.tokens, tr("mask.query"), tr("mask.key"))
