@@ -145,7 +145,7 @@ def check_app(checks: Checks, label: str, argv0: list[str], scratch: Path, prefi
         detail += f"; {tail(err)}"
     checks.record(f"{label}: lab --json", ok, detail, secs)
 
-    rc, out, err, secs = run_app(prefix, [*argv0, "--smoke-test"], cwd, env)
+    rc, out, err, secs = run_app(prefix, [*argv0, "--smoke-test", "--all-panels"], cwd, env)
     said_ok = "smoke test: ok" in (out + err)
     line = next((ln for ln in (out + err).splitlines() if ln.startswith("smoke test:")), tail(err))
     why = "" if rc == 0 else "; stderr: " + tail("\n".join(ln for ln in err.splitlines() if "propagateSizeHints" not in ln), 3)
@@ -153,7 +153,7 @@ def check_app(checks: Checks, label: str, argv0: list[str], scratch: Path, prefi
 
     if xvfb:
         xenv = dict(env, QT_QPA_PLATFORM="xcb")
-        rc, out, err, secs = run_app(prefix, ["xvfb-run", "-a", "-s", "-screen 0 1920x1200x24", *argv0, "--smoke-test"], cwd, xenv)
+        rc, out, err, secs = run_app(prefix, ["xvfb-run", "-a", "-s", "-screen 0 1920x1200x24", *argv0, "--smoke-test", "--all-panels"], cwd, xenv)
         said_ok = "smoke test: ok" in (out + err)
         line = next((ln for ln in (out + err).splitlines() if ln.startswith("smoke test:")), tail(err))
         why = "" if rc == 0 else "; stderr: " + tail("\n".join(ln for ln in err.splitlines() if "propagateSizeHints" not in ln), 3)

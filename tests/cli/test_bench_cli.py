@@ -25,6 +25,7 @@ ROW_IDS = {
     "kv_speedup_50",
     "kv_speedup_200",
     "startup",
+    "startup_all_panels",
     "gui_stall_edit",
     "gui_stall_kvbench",
     "gui_stall_long_text",

@@ -46,16 +46,19 @@ def test_starts_on_the_seed_sentence_and_every_panel_gets_data(qtbot, make_windo
     assert state.ids == tiny_model.tokenizer.encode(SEED_TEXT)
     for pid in MY_PANELS:
         assert window.panels[pid].has_data(), pid
-    # the panels behind other tabs draw it when their tab is opened (not before: an edit
-    # costs them nothing while no one looks)
-    waiting = window.panels_waiting
-    assert waiting and not waiting & set(MY_PANELS)
-    for pid in sorted(waiting):
-        assert not window.panels[pid].has_data(), pid
+    # the panels behind other tabs are built, and draw it, when their tab is opened (not
+    # before: start-up doesn't build them, and an edit costs them nothing while no one looks)
+    behind = set(window.docks) - set(MY_PANELS)
+    assert behind and set(dict.keys(window.panels)) == set(MY_PANELS) and not window.panels_waiting
+    built = []
+    window.panel_built.connect(built.append)
+    for pid in sorted(behind):
         window.docks[pid].raise_()
+        qtbot.waitUntil(lambda pid=pid: pid in dict.keys(window.panels), timeout=STATE_TIMEOUT_MS)
         qtbot.waitUntil(lambda pid=pid: window.panels[pid].has_data(), timeout=STATE_TIMEOUT_MS)
+    assert sorted(p.panel_id for p in built) == sorted(behind)
     assert not window.panels_waiting
-    assert all(p.has_data() for p in window.panels.values())
+    assert len(window.panels) == len(window.docks) and all(p.has_data() for p in window.panels.values())
     # a new state: the open tabs draw it at once, the others wait again
     window.session.set_layer(1)
     state = wait_state(qtbot, window, lambda s: s.layer == 1)
@@ -452,8 +455,9 @@ def test_closing_while_the_model_loads(qtbot, make_window):
     assert not any(t.is_alive() for t in threads)
 
 
-@pytest.mark.parametrize("which", ["tiny", "demo"])
-def test_smoke_test_command_exits_zero(tiny_checkpoint, which, tmp_path):
+@pytest.mark.parametrize("which,extra", [("tiny", ["--all-panels"]), ("demo", ["--all-panels"]), ("demo", [])],
+                         ids=["tiny-all", "demo-all", "demo-first-view"])
+def test_smoke_test_command_exits_zero(tiny_checkpoint, which, extra, tmp_path):
     from attention_lab.core.models import demo_model_dir
 
     if which == "demo" and not (demo_model_dir() / "model.safetensors").exists():
@@ -462,7 +466,7 @@ def test_smoke_test_command_exits_zero(tiny_checkpoint, which, tmp_path):
     # an empty hub cache: the default must not depend on what this machine has cached
     env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), QT_QPA_PLATFORM="offscreen", HF_HUB_CACHE=str(tmp_path))
     proc = subprocess.run(
-        [sys.executable, "-m", "attention_lab", "--smoke-test", "--model", spec],
+        [sys.executable, "-m", "attention_lab", "--smoke-test", "--model", spec, *extra],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -471,6 +475,8 @@ def test_smoke_test_command_exits_zero(tiny_checkpoint, which, tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "smoke test: ok" in proc.stdout
+    # the first view is the three panels in sight; --all-panels builds and checks all seven
+    assert ("7 panels with data" if extra else "3 panels with data (the first view") in proc.stdout
 
 
 def test_the_command_exits_quickly_after_the_window_but_runs_exit_handlers(tiny_checkpoint, tmp_path):
@@ -543,3 +549,51 @@ def test_cancelled_download_keeps_the_model_and_leaves_nothing(qtbot, make_windo
     assert window.session.model is previous
     leftovers = [p for p in models.rglob("*") if p.is_file()] if models.exists() else []
     assert leftovers == []
+
+
+# ---------------------------------------------------------------------------- start-up work
+def test_the_first_analysis_comes_with_the_model(qtbot, make_window, monkeypatch):
+    """At start-up the worker analyses the text right after loading the model (while the
+    window is still being built): no second job is asked for."""
+    from attention_lab.ui.worker import InferenceWorker
+
+    kinds: list[str] = []
+    submit = InferenceWorker.submit
+    monkeypatch.setattr(InferenceWorker, "submit", lambda self, kind, *a, **k: (kinds.append(kind), submit(self, kind, *a, **k))[1])
+    window = make_window()
+    state = wait_state(qtbot, window)
+    assert state.text == SEED_TEXT and kinds == ["model"]
+    assert state.request_id == window.session._next_id  # the session's own numbering goes on
+
+
+def test_inputs_changed_during_the_loading_are_analysed_anew(qtbot, tiny_checkpoint):
+    """The analysis made with the model is dropped when the text changed meanwhile."""
+    from attention_lab.ui.session import Session
+    from attention_lab.ui.worker import InferenceWorker
+
+    worker = InferenceWorker()
+    session = Session(worker, debounce_ms=10)
+    try:
+        session.text = "the text at start-up"
+        states = []
+        session.state_ready.connect(states.append)
+        session.load_model(str(tiny_checkpoint), analyse_along=True)
+        session.set_text("typed while the model was loading")
+        qtbot.waitUntil(lambda: any(s.text.startswith("typed") for s in states), timeout=STATE_TIMEOUT_MS)
+        assert all(s.text.startswith("typed") for s in states)  # the stale analysis was never shown
+    finally:
+        worker.shutdown(2.0)
+
+
+def test_nothing_cached_means_no_hub_library_at_start_up(tmp_path):
+    """Choosing the default model with an empty hub cache doesn't import huggingface_hub
+    (~0.13 s of every launch); a cached repository is still looked up through it."""
+    code = (
+        "import sys\n"
+        "from attention_lab.core import models\n"
+        "print(models.default_model_spec(), 'huggingface_hub' in sys.modules)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), HF_HUB_CACHE=str(tmp_path), HF_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["demo", "False"]

@@ -121,6 +121,14 @@ def find_cached_model(repo_id: str) -> Path | None:
     """
     repo_id = validate_repo_id(repo_id)
     cache = paths.hub_cache_dir()
+    repo_folder = cache / f"models--{_repo_dir_name(repo_id)}"
+    try:
+        if not repo_folder.is_dir():
+            # the usual case at start-up (nothing cached): answered without importing
+            # huggingface_hub, which with its HTTP client is ~0.13 s of every launch
+            return None
+    except OSError:
+        return None
     snapshot: Path | None = None
     try:
         from huggingface_hub import try_to_load_from_cache
@@ -132,7 +140,7 @@ def find_cached_model(repo_id: str) -> Path | None:
         snapshot = None
     if snapshot is None:
         # refs/main missing (e.g. a cache copied by hand): take the newest complete snapshot
-        snapshots = cache / f"models--{_repo_dir_name(repo_id)}" / "snapshots"
+        snapshots = repo_folder / "snapshots"
         try:
             candidates = [(p.stat().st_mtime, p) for p in snapshots.iterdir() if (p / "config.json").is_file()]
         except OSError:

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep, compute_fact
 from attention_lab.ui.i18n import register, tr, translator
 from attention_lab.ui.panels.panel_kit import describe_error, fmt_bytes, fmt_number, monospace_font
+from attention_lab.ui.panels.kv_bench import DEFAULT_NEW_TOKENS  # what the KV panel starts with, before it is built
 
 log = logging.getLogger(__name__)
 
@@ -543,16 +544,23 @@ class TourDock(QDockWidget):
         window.state_shown.connect(self._on_state)  # after the panels: the fact matches what they show
         self.visibilityChanged.connect(self._on_visibility)
         translator.language_changed.connect(self._on_language)
-        kv = self._panel("panel.kvbench")
-        if kv is not None:
-            for signal, slot in (
-                ("benchmark_step", self._on_bench_step),
-                ("benchmark_finished", self._on_bench_finished),
-                ("benchmark_cancelled", self._on_bench_cancelled),
-            ):
-                if hasattr(kv, signal):
-                    getattr(kv, signal).connect(slot)
+        panels = getattr(window, "panels", None)
+        if isinstance(panels, dict) and "panel.kvbench" in panels:
+            self._follow_benchmark(panels["panel.kvbench"])
+        elif hasattr(window, "panel_built"):  # the KV panel is built when its tab is first opened
+            window.panel_built.connect(self._follow_benchmark)
         self.retranslate()
+
+    def _follow_benchmark(self, panel) -> None:
+        if getattr(panel, "panel_id", None) != "panel.kvbench":
+            return
+        for signal, slot in (
+            ("benchmark_step", self._on_bench_step),
+            ("benchmark_finished", self._on_bench_finished),
+            ("benchmark_cancelled", self._on_bench_cancelled),
+        ):
+            if hasattr(panel, signal):
+                getattr(panel, signal).connect(slot)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
         super().resizeEvent(event)
@@ -569,9 +577,20 @@ class TourDock(QDockWidget):
     # ------------------------------------------------------------------ access to the window
     def _panel(self, panel_id: str):
         panels = getattr(self.window_, "panels", None)
-        if isinstance(panels, dict) and panel_id in panels:
-            return panels[panel_id]
+        if isinstance(panels, dict):
+            try:
+                return panels[panel_id]  # builds a panel not shown yet
+            except KeyError:
+                pass
         return self.window_.findChild(QWidget, panel_id + ".widget")
+
+    def _built(self, panel_id: str):
+        """The panel if it exists already (reading it must not build it: panels behind tabs
+        are built when first shown); None otherwise, and its defaults apply."""
+        panels = getattr(self.window_, "panels", None)
+        if isinstance(panels, dict):
+            return panels.get(panel_id)
+        return self._panel(panel_id)
 
     def _dock(self, panel_id: str) -> QDockWidget | None:
         return self.window_.findChild(QDockWidget, panel_id)
@@ -661,12 +680,12 @@ class TourDock(QDockWidget):
     # ------------------------------------------------------------------ the fact
     def _context(self, state) -> TourContext:
         model = state.model
-        kv = self._panel("panel.kvbench")
-        new_tokens = kv.new_tokens.value() if kv is not None and hasattr(kv, "new_tokens") else 50
+        kv = self._built("panel.kvbench")
+        new_tokens = kv.new_tokens.value() if kv is not None and hasattr(kv, "new_tokens") else DEFAULT_NEW_TOKENS
         kv_result = None
         if self._kv_result is not None and self._kv_result[0] == _state_key(state):
             kv_result = self._kv_result[1]
-        portrait = self._panel("panel.portrait")
+        portrait = self._built("panel.portrait")
         thresholds = portrait.thresholds() if portrait is not None and hasattr(portrait, "thresholds") else None
         tok = model.tokenizer
         return TourContext(
@@ -815,8 +834,8 @@ class TourDock(QDockWidget):
 
     def _update_run_button(self) -> None:
         step = self.step
-        kv = self._panel("panel.kvbench")
-        self.run_button.setVisible(step.offers_benchmark and kv is not None)
+        kv = self._built("panel.kvbench")
+        self.run_button.setVisible(step.offers_benchmark and (kv is not None or self._dock("panel.kvbench") is not None))
         running = bool(getattr(kv, "running", False)) if kv is not None else False
         self.run_button.setText(tr("tour.running") if running else tr("tour.run"))
         self.run_button.setEnabled(not running and self.window_.session.state is not None)
@@ -845,8 +864,8 @@ class TourDock(QDockWidget):
         where = tr("tour.counter.lab", lab=step.lab_step) if step.lab_step else tr("tour.counter.prose")
         self.counter.setText(f"{tr('tour.counter', i=progress.index + 1, count=progress.count)} · {where}")
         self.title.setText(tr(f"tour.step.{step.key}.title"))
-        kv = self._panel("panel.kvbench")
-        new = kv.new_tokens.value() if kv is not None and hasattr(kv, "new_tokens") else 50
+        kv = self._built("panel.kvbench")
+        new = kv.new_tokens.value() if kv is not None and hasattr(kv, "new_tokens") else DEFAULT_NEW_TOKENS
         self.text.setText(tr(f"tour.step.{step.key}.body", new=new))
         self.back_button.setText(tr("tour.back"))
         self.back_button.setEnabled(not progress.at_start)
