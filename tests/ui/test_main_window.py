@@ -125,9 +125,13 @@ def test_head_grid_shows_each_head_with_a_shared_scale(qtbot, make_window):
     grid = window.panels["panel.head_grid"]
     heads = state.model.lens.config.n_head
     assert len(grid._grid) == heads == 12
-    for h, (_plot, image, overlay) in enumerate(grid._grid):
+    for h, (plot, image, overlay) in enumerate(grid._grid):
         np.testing.assert_array_equal(image.image, state.attention_causal[h].numpy())
         assert overlay.isVisible()  # the forbidden future is hatched under the mask
+        # axes (with the token labels) on the outer edges only: queries left, keys at the bottom
+        column, last_row = h % 4, h >= heads - 4
+        assert plot.getAxis("left").isVisible() == (column == 0), h
+        assert plot.getAxis("bottom").isVisible() == last_row, h
     # one colour bar drives every image
     grid.bar.setLevels((0.0, 0.5))
     assert all(tuple(image.levels) == (0.0, 0.5) for _, image, _ in grid._grid)

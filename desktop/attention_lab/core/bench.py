@@ -307,9 +307,43 @@ def bench_generate(bm: BenchModel, ref, s: Settings) -> Row:
     row.details["identical_to_transformers"] = ours_ids == theirs_ids
     row.details["tokens_per_second_ours"] = new / row.ours if row.ours else None
     row.details["tokens_per_second_theirs"] = new / row.theirs if row.theirs else None
+    floor = _weight_read_floor(lens, new, s.reps)
+    row.details["weights_only_ms_per_token"] = floor / new * 1000
     row.note = "ratio = our tokens/s ÷ theirs; " + (
         "same tokens as transformers" if ours_ids == theirs_ids else "tokens DIFFER from transformers")
+    if row.ours and row.theirs:
+        per = lambda t: (t - floor) / new * 1000  # noqa: E731 -- ms per token beyond the weights
+        row.note += (f"; the weights' matrix products alone take {floor / new * 1000:.1f} ms/token, "
+                     f"ours adds {per(row.ours):.1f}, theirs {per(row.theirs):.1f}")
     return row
+
+
+def _weight_read_floor(lens: GPT2Lens, tokens: int, reps: int) -> float:
+    """Seconds for only the matrix-vector products of ``tokens`` cached steps (each layer's
+    four weight matrices and the vocabulary projection, one position each): reading every
+    weight once per token, with nothing else.  Both implementations must do at least this;
+    what a step adds beyond it is all either can save."""
+    w = lens.weights
+    x = torch.zeros(1, lens.config.n_embd)
+    wide = torch.zeros(1, w.layers[0].c_fc_w.shape[1])
+    head = lens.output_embedding.T
+
+    def steps() -> None:
+        with torch.inference_mode():
+            for _ in range(tokens):
+                for lw in w.layers:
+                    torch.addmm(lw.c_attn_b, x, lw.c_attn_w)
+                    torch.addmm(lw.c_proj_b, x, lw.c_proj_w)
+                    torch.addmm(lw.c_fc_b, x, lw.c_fc_w)
+                    torch.addmm(lw.mlp_proj_b, wide, lw.mlp_proj_w)
+                torch.matmul(x, head)
+
+    times = []
+    for _ in range(max(1, reps)):
+        start = time.perf_counter()
+        steps()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def bench_kv(bm: BenchModel, s: Settings) -> list[Row]:

@@ -39,7 +39,7 @@ from attention_lab.ui.panels.heatmap_kit import (
     overlay_item,
 )
 from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
-from attention_lab.ui.panels.plot_setters import set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis_values
+from attention_lab.ui.panels.plot_setters import set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis
 from attention_lab.ui.pooling import pool_factor, pooled_for
 
 register(
@@ -446,8 +446,10 @@ class HeadGridPanel(Panel):
             # tokens on the outer edges only: queries on the left column, keys under the bottom row
             fit_token_ticks(plot, "left", state.tokens if c == 0 else [])
             fit_token_ticks(plot, "bottom", state.tokens if h + cols >= heads else [])
-            show_axis_values(plot.getAxis("left"), c == 0)
-            show_axis_values(plot.getAxis("bottom"), h + cols >= heads)
+            # inner maps have no axes at all: each axis repaints on every change of the view
+            # (24 of them made up most of the grid's repaint for a long text)
+            show_axis(plot, "left", c == 0)
+            show_axis(plot, "bottom", h + cols >= heads)
             set_view_range(plot, (0, n), (0, n))
         set_label_text(self._query_label, tr("head_grid.query_axis"))
         key_text = tr("head_grid.key_axis")

@@ -50,6 +50,13 @@ def show_axis_values(axis: pg.AxisItem, shown: bool) -> None:
         axis.setStyle(showValues=shown)
 
 
+def show_axis(plot: pg.PlotItem, side: str, shown: bool) -> None:
+    """Show or hide one of a plot's axes (its values with it), only when that changes."""
+    if plot.getAxis(side).isVisible() != shown:
+        plot.showAxis(side, shown)
+    show_axis_values(plot.getAxis(side), shown)
+
+
 def set_view_range(target, x_range=None, y_range=None) -> None:
     """``setRange(xRange, yRange, padding=0)`` on a PlotItem or ViewBox, unless the view
     already shows exactly that (and auto-range is off, so it would stay so)."""
