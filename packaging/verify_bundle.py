@@ -6,7 +6,7 @@
 For the ``.tar.gz`` (unpacked into a scratch folder) and the ``.deb`` (``dpkg-deb -x`` into
 a scratch root; its ``/usr/bin`` launcher is run with the ``/opt`` path moved there),
 this runs ``--version``, ``lab --json`` (exit 0, the lab's JSON keys, the bundled model)
-and ``--smoke-test`` (exit 0 and "smoke test: ok"; a crash at exit fails it), each:
+and ``--smoke-test --all-panels`` (exit 0 and "smoke test: ok"; a crash at exit fails it), each:
 
 - without network: inside ``unshare -n`` (a network namespace with only a down loopback;
   ``unshare -rn`` when not root).  Where neither works the run goes on with a warning, or

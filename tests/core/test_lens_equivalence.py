@@ -92,3 +92,34 @@ def test_one_new_token_needs_no_mask_in_any_mode(tiny_checkpoint, mode):
     torch.testing.assert_close(step.logits[:, -1], full.logits[:, -1], atol=TOL, rtol=0)
     for layer in range(lens.config.n_layer):
         torch.testing.assert_close(step.attentions[layer][..., -1:, :], full.attentions[layer][..., -1:, :], atol=TOL, rtol=0)
+
+
+def test_attention_no_one_reads_takes_the_fused_kernel_and_computes_the_same(tiny_checkpoint, monkeypatch):
+    """Where no weights are kept or masked (a generated token's step, a bidirectional pass
+    that keeps no map), the lens uses torch's fused attention: same logits, hidden states and
+    shapes table as the step-by-step softmax(Q·Kᵀ/√d_k)·V, and transformers' next token."""
+    reference, lens = _pair(tiny_checkpoint)
+    fused_calls = []
+    fused = torch.nn.functional.scaled_dot_product_attention
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention",
+                        lambda *a, **k: (fused_calls.append(1), fused(*a, **k))[1])
+    ids = torch.randint(0, 50257, (2, 10), generator=torch.Generator().manual_seed(5))
+    first = lens(ids[:, :9], use_cache=True)
+    assert not fused_calls  # a causal pass with several queries: the mask, step by step
+    kept = lens(ids[:, 9:], past=first.cache, use_cache=True, keep_attentions=True)
+    assert not fused_calls  # its maps are wanted: step by step
+    step = lens(ids[:, 9:], past=first.cache, use_cache=True, keep_attentions=False)
+    assert len(fused_calls) == lens.config.n_layer
+    torch.testing.assert_close(step.logits, kept.logits, atol=1e-5, rtol=0)
+    torch.testing.assert_close(step.hidden_states, kept.hidden_states, atol=1e-5, rtol=0)
+    assert [(r.name, r.shape) for r in step.shapes] == [(r.name, r.shape) for r in kept.shapes]
+    with torch.no_grad():
+        ref = reference(input_ids=ids).logits
+    torch.testing.assert_close(step.logits[:, -1], ref[:, -1], atol=TOL, rtol=0)
+    # bidirectional, keeping one layer's map: that layer step by step, the others fused
+    fused_calls.clear()
+    some = lens(ids, causal=False, keep_attentions=[0])
+    every = lens(ids, causal=False, keep_attentions=True)
+    assert len(fused_calls) == lens.config.n_layer - 1
+    torch.testing.assert_close(some.logits, every.logits, atol=1e-5, rtol=0)
+    torch.testing.assert_close(some.attentions[0], every.attentions[0], atol=0, rtol=0)

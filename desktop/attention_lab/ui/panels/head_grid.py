@@ -39,7 +39,7 @@ from attention_lab.ui.panels.heatmap_kit import (
     overlay_item,
 )
 from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
-from attention_lab.ui.panels.plot_setters import set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis
+from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis
 from attention_lab.ui.pooling import pool_factor, pooled_for
 
 register(
@@ -120,6 +120,7 @@ CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many
 
 def _configure_map(plot: pg.PlotItem) -> None:
     plot.hideButtons()
+    plain_axes(plot)
     vb = plot.getViewBox()
     vb.invertY(True)
     vb.setMouseEnabled(x=False, y=False)
@@ -244,6 +245,7 @@ class HeadGridPanel(Panel):
         self.overview_view.setBackground("w")
         self.overview_plot = self.overview_view.addPlot(row=0, col=0, enableMenu=False)
         self.overview_plot.hideButtons()
+        plain_axes(self.overview_plot)
         ovb = self.overview_plot.getViewBox()
         ovb.invertY(True)
         ovb.setMouseEnabled(x=False, y=False)

@@ -49,7 +49,7 @@ from attention_lab.ui.panels.panel_kit import (
     make_plot,
 )
 from attention_lab.ui.panels.heatmap_kit import fit_token_ticks
-from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range, show_grid
+from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_ticks, set_title, set_view_range, show_grid
 
 BENCH_KIND = "kvbench"
 STABILITY_KIND = "kvstability"
@@ -373,6 +373,7 @@ class KVBenchPanel(Panel):
         for col, mode in enumerate(("causal", "bidirectional")):
             plot = self.stab_view.addPlot(row=0, col=col, enableMenu=False)
             plot.hideButtons()
+            plain_axes(plot)
             image = pg.ImageItem(axisOrder="row-major")
             plot.addItem(image)
             vb = plot.getViewBox()

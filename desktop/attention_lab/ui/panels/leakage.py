@@ -26,7 +26,7 @@ from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage, fit_token_ticks, hatch_overlay, overlay_item
 from attention_lab.ui.panels.panel_kit import TextPool, explanation_label
-from attention_lab.ui.panels.plot_setters import set_ticks, set_view_range, show_grid
+from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks, set_view_range, show_grid
 
 register(
     {
@@ -158,6 +158,7 @@ class LeakagePanel(Panel):
         self.bar_plot.setMinimumHeight(130)
         bp = self.bar_plot.getPlotItem()
         bp.hideButtons()
+        plain_axes(bp)
         bp.getViewBox().setMouseEnabled(x=False, y=False)
         show_grid(bp, y=True, alpha=0.25)
         self.legend = bp.addLegend(offset=(10, 5), colCount=2)
@@ -178,6 +179,7 @@ class LeakagePanel(Panel):
         for col, causal in enumerate((True, False)):
             plot = self.layers_view.addPlot(row=0, col=col, enableMenu=False)
             plot.hideButtons()
+            plain_axes(plot)
             vb = plot.getViewBox()
             vb.invertY(True)
             vb.setMouseEnabled(x=False, y=False)

@@ -20,7 +20,7 @@ from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from attention_lab.ui.panels.heatmap_kit import fit_token_ticks  # the head grid's: as many labels as fit
-from attention_lab.ui.panels.plot_setters import set_axis_label, set_view_range
+from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_view_range
 
 # ---------------------------------------------------------------------------- jobs
 
@@ -207,8 +207,7 @@ def make_plot(parent=None, *, background: str = "w") -> pg.PlotWidget:
     plot = pg.PlotWidget(parent=parent, background=background, enableMenu=False)  # no ViewBox menu built (3 ms a plot)
     plot.getPlotItem().hideButtons()
     plot.setMinimumSize(220, 180)
-    for side in ("left", "bottom"):
-        plot.getPlotItem().getAxis(side).enableAutoSIPrefix(False)  # "entropy (×0.001)" confuses
+    plain_axes(plot.getPlotItem())  # "entropy (×0.001)" confuses
     return plot
 
 

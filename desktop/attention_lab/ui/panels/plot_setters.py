@@ -50,6 +50,14 @@ def show_axis_values(axis: pg.AxisItem, shown: bool) -> None:
         axis.setStyle(showValues=shown)
 
 
+def plain_axes(plot: pg.PlotItem) -> None:
+    """No automatic SI prefix on any axis ("×0.001" confuses; tokens and weights need none).
+    It also spares every change of the view re-typesetting each axis' label (HTML): 3-4 ms
+    of the head grid's update for a long text, measured."""
+    for side in ("left", "bottom", "top", "right"):
+        plot.getAxis(side).enableAutoSIPrefix(False)
+
+
 def show_axis(plot: pg.PlotItem, side: str, shown: bool) -> None:
     """Show or hide one of a plot's axes (its values with it), only when that changes."""
     if plot.getAxis(side).isVisible() != shown:
