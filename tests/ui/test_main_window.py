@@ -601,3 +601,24 @@ def test_nothing_cached_means_no_hub_library_at_start_up(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["demo", "False"]
+
+
+def test_opening_the_tabs_keeps_the_window_and_leaves_no_stray_tab_bar(qtbot, make_window):
+    """Every tab opens inside the window's size (the portrait's thresholds once made it
+    1195 px wide), and no leftover tab bar (Qt's, from building a tab group) stays shown."""
+    from PySide6.QtWidgets import QTabBar
+
+    window = make_window()
+    wait_state(qtbot, window)
+    width = window.width()
+    for pid in ("panel.mask", "panel.portrait", "panel.shapes", "panel.kvbench", "panel.leakage"):
+        window.docks[pid].raise_()
+        qtbot.waitUntil(lambda pid=pid: pid in dict.keys(window.panels) and window.panels[pid].isVisible(),
+                        timeout=STATE_TIMEOUT_MS)
+        qtbot.wait(50)
+        assert window.width() == width, pid
+    shown = [bar for bar in window.findChildren(QTabBar) if bar.parent() is window and bar.isVisible()]
+    tabs = [[bar.tabText(i) for i in range(bar.count())] for bar in shown]
+    assert len(shown) == 2  # the left and the right tab groups
+    for mine in tabs:
+        assert not any(len(other) > len(mine) and other[: len(mine)] == mine for other in tabs), tabs

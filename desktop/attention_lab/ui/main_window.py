@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QProgressDialog,
+    QTabBar,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -319,7 +321,12 @@ class MainWindow(QMainWindow):
             pid = cls.panel_id
             dock = QDockWidget(tr(cls.title_key), self)
             dock.setObjectName(pid)
-            dock.setWidget(QWidget(dock))  # until the panel is built
+            # the panel goes into this holder when built: the dock keeps its widget (giving a
+            # tabbed dock a new widget after the window is shown left a stale tab bar painted)
+            holder = QWidget(dock)
+            holder.setObjectName(pid + ".holder")
+            QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
+            dock.setWidget(holder)
             dock.setFeatures(
                 QDockWidget.DockWidgetFeature.DockWidgetMovable
                 | QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -340,11 +347,9 @@ class MainWindow(QMainWindow):
             return self.panels[panel_id]
         if panel_id not in self._panel_classes:
             raise KeyError(panel_id)
-        panel: Panel = self._panel_classes[panel_id](self)
-        old = self.docks[panel_id].widget()
-        self.docks[panel_id].setWidget(panel)
-        if old is not None:
-            old.deleteLater()
+        holder = self.docks[panel_id].widget()
+        panel: Panel = self._panel_classes[panel_id](holder)
+        holder.layout().addWidget(panel)
         dict.__setitem__(self.panels, panel_id, panel)
         if hasattr(panel, "set_worker"):
             panel.set_worker(self.worker)
@@ -855,6 +860,7 @@ class MainWindow(QMainWindow):
             if ids:
                 self.docks[ids[0]].raise_()
         self._apply_default_sizes()
+        self._hide_stale_tab_bars()
 
     def _problem(self, what: str) -> None:
         if what not in self.settings_problems:
@@ -978,6 +984,20 @@ class MainWindow(QMainWindow):
             self._sized = True
             if not self._layout_restored:  # a learner's own layout wins over the default sizes
                 QTimer.singleShot(0, self._apply_default_sizes)
+            QTimer.singleShot(0, self._hide_stale_tab_bars)
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Qt leaves behind the tab bar it made for a tab group's first two docks when a
+        third one joins: still shown, and over the other dock area once the layout moves
+        (a "Leakage diff | Mask" strip across the head grid, measured on Qt 6.12).  A bar
+        whose tabs are the first tabs of a longer bar is such a leftover: it is hidden (Qt
+        shows each bar it uses whenever it lays the docks out)."""
+        bars = [bar for bar in self.findChildren(QTabBar) if bar.parent() is self]
+        tabs = {id(bar): [bar.tabText(i) for i in range(bar.count())] for bar in bars}
+        for bar in bars:
+            mine = tabs[id(bar)]
+            if any(len(tabs[id(other)]) > len(mine) and tabs[id(other)][: len(mine)] == mine for other in bars):
+                bar.hide()
 
     def closeEvent(self, event) -> None:  # noqa: N802
         self.shutdown()

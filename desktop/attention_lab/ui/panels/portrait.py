@@ -19,8 +19,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDoubleSpinBox,
+    QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -180,8 +180,11 @@ class PortraitPanel(Panel):
         self.threshold_box = QGroupBox(self)
         self._spins: dict[str, QDoubleSpinBox] = {}
         self._spin_labels: dict[str, QLabel] = {}
-        form = QHBoxLayout()
-        for field in self._threshold_fields():
+        # two thresholds a row: in one row they made the panel ≥ 1195 px wide, and opening
+        # its tab widened the whole window
+        form = QGridLayout()
+        form.setHorizontalSpacing(8)
+        for index, field in enumerate(self._threshold_fields()):
             spin = QDoubleSpinBox(self.threshold_box)
             spin.setDecimals(2)
             spin.setRange(0.0, 1000.0)
@@ -191,15 +194,15 @@ class PortraitPanel(Panel):
             spin.valueChanged.connect(self._on_thresholds_changed)
             label = QLabel(self.threshold_box)
             label.setBuddy(spin)
-            form.addWidget(label)
-            form.addWidget(spin)
-            form.addSpacing(10)
+            row, column = divmod(index, 2)
+            form.addWidget(label, row, 2 * column)
+            form.addWidget(spin, row, 2 * column + 1)
             self._spins[field.name] = spin
             self._spin_labels[field.name] = label
         self.reset_button = QPushButton(self.threshold_box)
         self.reset_button.clicked.connect(self.reset_thresholds)
-        form.addWidget(self.reset_button)
-        form.addStretch(1)
+        form.addWidget(self.reset_button, 0, 4)
+        form.setColumnStretch(5, 1)
         self.threshold_box.setLayout(form)
 
         self.table = QTableWidget(0, len(COLUMNS), self)
