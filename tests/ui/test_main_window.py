@@ -95,6 +95,26 @@ def test_a_closed_panel_catches_up_when_it_is_opened_again(qtbot, make_window):
     assert "panel.mask" not in window.panels_waiting and mask.isEnabled()
 
 
+def test_each_chip_is_wide_enough_for_its_token_and_its_label(qtbot):
+    """Chip widths come from cached measurements (labels: the sum of their characters'
+    fractional advances); every chip still holds its token and its "position · id" label."""
+    from PySide6.QtGui import QFontMetrics
+
+    from attention_lab.ui.panels.token_editor import ChipView
+
+    view = ChipView()
+    qtbot.addWidget(view)
+    view.resize(900, 300)
+    tokens = ["␣The", "␣mailman", "↵", "W", "␣yesterday", "."] * 40
+    ids = [(i * 7919) % 50257 for i in range(len(tokens))]
+    view.set_tokens(tokens, ids, 0, len(tokens) - 1)
+    fm_text, fm_small = QFontMetrics(view._text_font), QFontMetrics(view._small_font)
+    for i in range(len(tokens)):
+        width = view.chip_rect(i).width() - 2 * view.PAD_X
+        assert width >= fm_text.horizontalAdvance(tokens[i]), i
+        assert width >= fm_small.horizontalAdvance(f"{i} · {ids[i]}"), i
+
+
 def test_token_editor_shows_every_token_as_a_chip(qtbot, make_window, tiny_model):
     window = make_window()
     state = wait_state(qtbot, window)
