@@ -642,3 +642,25 @@ def test_opening_the_tabs_keeps_the_window_and_leaves_no_stray_tab_bar(qtbot, ma
     assert len(shown) == 2  # the left and the right tab groups
     for mine in tabs:
         assert not any(len(other) > len(mine) and other[: len(mine)] == mine for other in tabs), tabs
+
+
+def test_download_progress_does_not_run_the_event_loop(qtbot, make_window, monkeypatch):
+    """A progress update must not handle other events inside it: QProgressDialog.setValue on
+    a modal dialog did, so the "finished" event closed and deleted the dialog in the middle
+    of an update (a segfault, once, in CI)."""
+    from PySide6.QtCore import QTimer
+
+    window = make_window()
+    wait_state(qtbot, window)
+    monkeypatch.setattr(window.session, "download", lambda repo: None)  # the dialog alone
+    window.download_model("someone/tiny-gpt2")
+    dialog = window._download_dialog
+    assert dialog is not None and dialog.isModal()
+    finished = []
+    QTimer.singleShot(0, lambda: finished.append(window._on_download_finished(True, "")))
+    window._on_download_progress(10, 100, "model.safetensors")
+    window._on_download_progress(50, 100, "model.safetensors")
+    assert not finished and window._download_dialog is dialog  # nothing else ran meanwhile
+    assert dialog.value() == 500
+    qtbot.waitUntil(lambda: bool(finished))
+    assert window._download_dialog is None

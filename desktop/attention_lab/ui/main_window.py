@@ -244,6 +244,7 @@ class MainWindow(QMainWindow):
         self._layout_restored = False
         self._sized = False
         self._download_dialog: QProgressDialog | None = None
+        self._download_bar: QProgressBar | None = None  # the download dialog's bar
         self._startup_spec: str | None = None
         self.last_state = None
         self._showing = None  # the state whose panels are being drawn
@@ -590,6 +591,11 @@ class MainWindow(QMainWindow):
         dialog.setMinimumDuration(0)
         dialog.setAutoClose(False)
         dialog.setAutoReset(False)
+        # our own bar, set directly: QProgressDialog.setValue on a modal dialog runs the event
+        # loop, so the next progress or the "finished" event (which closes and deletes the
+        # dialog) ran inside it, and the app crashed there once (segfault, seen in CI)
+        self._download_bar = QProgressBar(dialog)
+        dialog.setBar(self._download_bar)
         dialog.canceled.connect(self.session.cancel_download)
         dialog.setProperty("repo", repo_id)
         self._download_dialog = dialog
@@ -601,11 +607,12 @@ class MainWindow(QMainWindow):
         if dialog is None:
             return
         dialog.setLabelText(tr("dialog.downloading", repo=dialog.property("repo"), file=name))
+        bar = self._download_bar
         if total > 0:
-            dialog.setRange(0, 1000)
-            dialog.setValue(int(1000 * min(done, total) / total))
+            bar.setRange(0, 1000)
+            bar.setValue(int(1000 * min(done, total) / total))
         else:
-            dialog.setRange(0, 0)
+            bar.setRange(0, 0)
 
     def _on_download_finished(self, ok: bool, message: str) -> None:
         dialog, self._download_dialog = self._download_dialog, None
