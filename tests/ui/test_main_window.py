@@ -647,7 +647,7 @@ def test_opening_the_tabs_keeps_the_window_and_leaves_no_stray_tab_bar(qtbot, ma
 def test_download_progress_does_not_run_the_event_loop(qtbot, make_window, monkeypatch):
     """A progress update must not handle other events inside it: QProgressDialog.setValue on
     a modal dialog did, so the "finished" event closed and deleted the dialog in the middle
-    of an update (a segfault, once, in CI)."""
+    of an update (the likely cause of a segfault there, once, in CI)."""
     from PySide6.QtCore import QTimer
 
     window = make_window()

@@ -593,7 +593,7 @@ class MainWindow(QMainWindow):
         dialog.setAutoReset(False)
         # our own bar, set directly: QProgressDialog.setValue on a modal dialog runs the event
         # loop, so the next progress or the "finished" event (which closes and deletes the
-        # dialog) ran inside it, and the app crashed there once (segfault, seen in CI)
+        # dialog) ran inside it: the likely cause of a segfault there, seen once in CI
         self._download_bar = QProgressBar(dialog)
         dialog.setBar(self._download_bar)
         dialog.canceled.connect(self.session.cancel_download)
