@@ -250,7 +250,6 @@ class MainWindow(QMainWindow):
         self._showing = None  # the state whose panels are being drawn
         self._stale: set[str] = set()  # panels out of sight, drawn when their dock is shown
         self._dock_visible: dict[str, bool] = {}
-        self._connected = False  # the session's signals wired (panels built later wire themselves)
 
         central = QWidget(self)
         central.setObjectName("central_placeholder")
@@ -356,8 +355,7 @@ class MainWindow(QMainWindow):
             panel.set_worker(self.worker)
         if hasattr(panel, "set_word_resolver"):
             panel.set_word_resolver(self.session.replacement_from_word)
-        if self._connected:
-            self._connect_panel(panel)
+        self._connect_panel(panel)  # the session exists before any panel
         self.panel_built.emit(panel)
         if self._showing is not None or self.last_state is not None:
             self._stale.add(panel_id)
@@ -498,9 +496,6 @@ class MainWindow(QMainWindow):
         s.download_finished.connect(self._on_download_finished)
         translator.language_changed.connect(self._on_language_changed)
         QApplication.instance().focusChanged.connect(self._focus_changed)
-        self._connected = True
-        for panel in self.panels.values():
-            self._connect_panel(panel)
 
     def _connect_panel(self, panel) -> None:
         s = self.session
