@@ -70,6 +70,8 @@ class PanelTable(dict):
 
     def __missing__(self, panel_id: str):
         return self._build(panel_id)
+
+
 SETTINGS_VERSION = 1
 ORGANIZATION, APPLICATION = "AttentionLab", "attention-lab"
 
@@ -321,8 +323,7 @@ class MainWindow(QMainWindow):
             pid = cls.panel_id
             dock = QDockWidget(tr(cls.title_key), self)
             dock.setObjectName(pid)
-            # the panel goes into this holder when built: the dock keeps its widget (giving a
-            # tabbed dock a new widget after the window is shown left a stale tab bar painted)
+            # the panel goes into this holder when built, so the dock's widget never changes
             holder = QWidget(dock)
             holder.setObjectName(pid + ".holder")
             QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
