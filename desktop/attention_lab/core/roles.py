@@ -1,0 +1,338 @@
+"""The chapter's head roles, decided from measured numbers, and where each role lives.
+
+Step 4 of the chapter: "identify the positional heads (distance ≈ 1) and the sink heads
+(extremely low entropy, everything on token 0)".  Four roles, each a rule over numbers that
+:mod:`attention_lab.core.analysis` measures (a head may hold several roles, or none):
+
+* **positional** -- the chapter's own rule: mean distance close to 1 and a focused
+  distribution (|mean distance − 1| ≤ tolerance, entropy ≤ fraction × the entropy of a head
+  that spreads evenly over its past);
+* **previous-token** -- stricter: weight on i−1 ≥ a threshold.  A mean distance near 1 does
+  not make a head previous-token: one split between itself and two tokens back averages 1 too;
+* **sink** -- mass on token 0 ≥ a threshold;
+* **induction** -- the induction detector's score on a random token sequence repeated twice.
+
+:func:`role_map` decides every head's roles, :func:`where` answers "which heads of this role
+are in the layer shown, and where are the nearest ones if none", and :data:`ROLE_TEXTS`
+holds the names, rules and explanations in English and Brazilian Portuguese as plain data
+(keys shaped like the UI's string tables), so the lab and the app word them the same way.
+
+Why these default thresholds (measured with ``tests/checkpoints.py``'s GPT-2-small-shaped
+checkpoint with random weights, and the demo model, on six English and Portuguese sentences
+of 8--30 tokens): every head of the random-weight checkpoint has entropy ≥ 0.96 × uniform
+(no structure: nothing may qualify), while the demo model's heads whose mean distance lies
+within 0.35 of 1 have entropy 0.04--0.66 × uniform.  An entropy bound of 0.7 × uniform sits
+in that gap (and below the 0.8 that :class:`analysis.RoleThresholds` calls "broad").  The
+tolerance 0.4 takes "about one token back" as nearer 1 than 0.5 (half on itself, half on
+the previous token) or 1.5 (half one back, half two back); with 0.35, layer 0's head 5 on the
+chapter's sentence (mean distance 0.65) would hang on the third decimal.  Previous-token
+(0.5) and sink (0.6) keep :class:`analysis.RoleThresholds`' values, so the portrait's
+existing role column and these roles agree.  Induction 0.2: on a sequence repeated twice the
+first copy has nothing earlier to look at, so the score's maximum is ≈ 0.5 (computed by
+:func:`induction_reference`); 0.2 means ~40 % of the second copy's attention on the induction
+target, ten times what a head spreading evenly gets (≈ 0.02).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import torch
+
+from .analysis import HeadStats, induction_pattern, uniform_causal_entropy
+
+ROLES = ("positional", "previous-token", "sink", "induction")
+LANGUAGES = ("en", "pt_BR")
+
+
+@dataclass(frozen=True)
+class RoleRules:
+    """Thresholds of the four roles (see the module's docstring for why these defaults)."""
+
+    positional_tolerance: float = 0.4  # |mean distance − 1| ≤ this
+    positional_entropy: float = 0.7  # entropy ≤ this × meanᵢ ln(i+1) (a head spreading evenly)
+    previous_token: float = 0.5  # meanᵢ A[i, i−1] ≥ this
+    sink: float = 0.6  # meanᵢ A[i, 0] ≥ this
+    induction: float = 0.2  # induction detector score on a repeated random sequence ≥ this
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class HeadRoles:
+    """One head's roles, with the number each role is judged by (``scores``)."""
+
+    layer: int
+    head: int
+    roles: tuple[str, ...]
+    scores: dict[str, float] = field(default_factory=dict)  # role -> its number (all four roles)
+    entropy_ratio: float = 0.0  # entropy ÷ the entropy of a head spreading evenly
+
+    def has(self, role: str) -> bool:
+        return role in self.roles
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+    return role
+
+
+def head_roles(
+    stats: HeadStats, n: int, induction: float | None = None, rules: RoleRules | None = None
+) -> HeadRoles:
+    """The roles of one head whose portrait numbers (``stats``) were measured on ``n`` tokens.
+
+    ``induction`` is the head's induction score (``None``: not measured, never "induction")."""
+    r = rules or RoleRules()
+    if n < 2:
+        raise ValueError("roles need a portrait of at least 2 tokens")
+    ratio = stats.entropy / uniform_causal_entropy(n)
+    scores = {
+        "positional": stats.mean_distance,
+        "previous-token": stats.previous_token,
+        "sink": stats.sink_mass,
+        "induction": float("nan") if induction is None else float(induction),
+    }
+    held = []
+    if abs(stats.mean_distance - 1.0) <= r.positional_tolerance and ratio <= r.positional_entropy:
+        held.append("positional")
+    if stats.previous_token >= r.previous_token:
+        held.append("previous-token")
+    if stats.sink_mass >= r.sink:
+        held.append("sink")
+    if induction is not None and induction >= r.induction:
+        held.append("induction")
+    return HeadRoles(stats.layer, stats.head, tuple(held), scores, ratio)
+
+
+def role_map(
+    stats: Iterable[HeadStats],
+    n: int,
+    induction: torch.Tensor | Sequence[Sequence[float]] | None = None,
+    rules: RoleRules | None = None,
+) -> list[HeadRoles]:
+    """Every head's roles.  ``induction``: ``[L, H]`` scores (e.g. from
+    :func:`analysis.induction_scores_on_repeats`), indexed by each head's layer and head."""
+    table = None
+    if induction is not None:
+        table = induction.tolist() if isinstance(induction, torch.Tensor) else [list(r) for r in induction]
+    return [
+        head_roles(s, n, None if table is None else table[s.layer][s.head], rules)
+        for s in stats
+    ]
+
+
+def _strength(role: str, h: HeadRoles) -> float:
+    """Higher = a clearer member of the role (positional: nearer distance 1)."""
+    score = h.scores[role]
+    return -abs(score - 1.0) if role == "positional" else score
+
+
+@dataclass(frozen=True)
+class RoleHit:
+    layer: int
+    head: int
+    score: float  # the role's number: mean distance (positional) or the role's weight / score
+
+
+@dataclass(frozen=True)
+class RoleWhere:
+    """Heads of ``role`` in the shown ``layer`` and, ranked, in the other layers."""
+
+    role: str
+    layer: int
+    here: list[RoleHit]  # strongest first
+    elsewhere: list[RoleHit]  # nearest layer first (ties: the lower layer), strongest first within a layer
+    best: RoleHit | None  # the strongest head of the model for this role, whether it qualifies or not
+
+    @property
+    def nearest_layer(self) -> int | None:
+        return self.elsewhere[0].layer if self.elsewhere else None
+
+    def nearest(self) -> list[RoleHit]:
+        """The heads of the nearest other layer that has this role (what "Show" would open)."""
+        return [h for h in self.elsewhere if h.layer == self.nearest_layer]
+
+    def as_dict(self) -> dict:
+        return {
+            "role": self.role,
+            "layer": self.layer,
+            "here": [asdict(h) for h in self.here],
+            "nearest_layer": self.nearest_layer,
+            "nearest": [asdict(h) for h in self.nearest()],
+            "elsewhere": [asdict(h) for h in self.elsewhere],
+            "best": None if self.best is None else asdict(self.best),
+        }
+
+
+def where(roles: Sequence[HeadRoles], role: str, layer: int) -> RoleWhere:
+    """Which heads of ``role`` are in ``layer``; the others, nearest layer first."""
+    _check_role(role)
+    members = [h for h in roles if h.has(role)]
+    members.sort(key=lambda h: (abs(h.layer - layer), h.layer, -_strength(role, h), h.head))
+    here = [RoleHit(h.layer, h.head, h.scores[role]) for h in members if h.layer == layer]
+    elsewhere = [RoleHit(h.layer, h.head, h.scores[role]) for h in members if h.layer != layer]
+    scored = [h for h in roles if h.scores[role] == h.scores[role]]  # NaN: not measured
+    best = max(scored, key=lambda h: _strength(role, h), default=None)
+    return RoleWhere(role, layer, here, elsewhere, None if best is None else RoleHit(best.layer, best.head, best.scores[role]))
+
+
+def where_all(roles: Sequence[HeadRoles], layer: int) -> dict[str, RoleWhere]:
+    return {role: where(roles, role, layer) for role in ROLES}
+
+
+# ---------------------------------------------------------------------------- induction's yardstick
+def induction_reference(ids: Sequence[int]) -> dict[str, float]:
+    """What the induction score can be on ``ids``: its maximum (all of every row that has an
+    earlier copy on the induction target) and a head spreading evenly over its past.
+
+    The detector's score is (A·D).sum() / A.sum() over all rows; rows of the first copy have
+    no target, so the maximum is the share of rows that have one (≈ 0.5 on a sequence
+    repeated twice)."""
+    d = induction_pattern(ids).double()
+    n = d.shape[0]
+    uniform = torch.tril(torch.ones(n, n, dtype=torch.float64))
+    uniform = uniform / uniform.sum(-1, keepdim=True)
+    return {
+        "maximum": float((d.sum(-1) > 0).double().sum() / n),
+        "uniform": float((uniform * d).sum() / n),
+    }
+
+
+# ---------------------------------------------------------------------------- words
+ROLE_TEXTS: dict[str, dict[str, str]] = {
+    "roles.positional.name": {"en": "positional", "pt_BR": "posicional"},
+    "roles.previous-token.name": {"en": "previous-token", "pt_BR": "token anterior"},
+    "roles.sink.name": {"en": "sink", "pt_BR": "vala (sink)"},
+    "roles.induction.name": {"en": "induction", "pt_BR": "indução"},
+    "roles.positional.heads": {"en": "positional heads", "pt_BR": "cabeças posicionais"},
+    "roles.previous-token.heads": {"en": "previous-token heads", "pt_BR": "cabeças de token anterior"},
+    "roles.sink.heads": {"en": "sink heads", "pt_BR": "cabeças de vala (sink)"},
+    "roles.induction.heads": {"en": "induction heads", "pt_BR": "cabeças de indução"},
+    "roles.positional.score": {"en": "distance {score}", "pt_BR": "distância {score}"},
+    "roles.positional.rule": {
+        "en": "mean distance within {positional_tolerance:.2f} of 1 and entropy ≤ {positional_entropy:.2f} × "
+        "that of a head spreading evenly over its past",
+        "pt_BR": "distância média a no máximo {positional_tolerance:.2f} de 1 e entropia ≤ {positional_entropy:.2f} × "
+        "a de uma cabeça que se espalha por igual sobre o passado",
+    },
+    "roles.previous-token.rule": {
+        "en": "weight on the previous token (i−1) ≥ {previous_token:.2f}",
+        "pt_BR": "peso no token anterior (i−1) ≥ {previous_token:.2f}",
+    },
+    "roles.sink.rule": {
+        "en": "weight on token 0 ≥ {sink:.2f}",
+        "pt_BR": "peso no token 0 ≥ {sink:.2f}",
+    },
+    "roles.induction.rule": {
+        "en": "induction score ≥ {induction:.2f} on a random token sequence repeated twice",
+        "pt_BR": "pontuação de indução ≥ {induction:.2f} numa sequência aleatória de tokens repetida duas vezes",
+    },
+    "roles.positional.about": {
+        "en": "The chapter's positional heads (distance ≈ 1): a focused head that looks about one token back. "
+        "A mean distance near 1 alone does not say which token: a head split between the token itself and "
+        "the one two back also averages 1. The stricter previous-token role asks for the weight on i−1 itself.",
+        "pt_BR": "As cabeças posicionais do capítulo (distância ≈ 1): uma cabeça focada que olha cerca de um "
+        "token para trás. Distância média perto de 1 sozinha não diz qual token: uma cabeça dividida entre o "
+        "próprio token e o de duas posições atrás também dá média 1. O papel mais estrito de token anterior "
+        "exige o peso no próprio i−1.",
+    },
+    "roles.previous-token.about": {
+        "en": "The stricter role: most of each row's budget on the token right before it. Such a head "
+        "usually counts as positional too; a positional head need not be a previous-token head.",
+        "pt_BR": "O papel mais estrito: a maior parte do orçamento de cada linha no token logo antes. Uma cabeça "
+        "assim costuma contar também como posicional; uma cabeça posicional não precisa ser de token anterior.",
+    },
+    "roles.sink.about": {
+        "en": "The chapter's sink heads: very low entropy, almost everything parked on token 0, whatever that "
+        "token is — a place to put attention when there is nothing useful to look at.",
+        "pt_BR": "As cabeças de vala do capítulo: entropia baixíssima, quase tudo estacionado no token 0, seja "
+        "ele qual for — um lugar para pôr a atenção quando não há nada útil para olhar.",
+    },
+    "roles.induction.about": {
+        "en": "Looks at the token that followed the earlier copy of the current one, so it can continue a "
+        "repeated pattern (…Dumbledore said… Dumbledore → said). On a sequence repeated twice a head can score "
+        "at most {maximum:.2f} (the first copy has nothing earlier to look at); one spreading evenly scores "
+        "about {uniform:.2f}.",
+        "pt_BR": "Olha para o token que veio depois da cópia anterior do token atual, e assim pode continuar um "
+        "padrão repetido (…Dumbledore disse… Dumbledore → disse). Numa sequência repetida duas vezes uma cabeça "
+        "pontua no máximo {maximum:.2f} (a primeira cópia não tem nada antes para olhar); uma que se espalha por "
+        "igual pontua cerca de {uniform:.2f}.",
+    },
+    "roles.here": {"en": "{role} in layer {layer}: {heads}", "pt_BR": "{role} na camada {layer}: {heads}"},
+    "roles.none_here": {"en": "{role}: none in layer {layer}", "pt_BR": "{role}: nenhuma na camada {layer}"},
+    "roles.nearest": {"en": "layer {layer} has {heads}", "pt_BR": "a camada {layer} tem {heads}"},
+    "roles.also": {"en": "also {places}", "pt_BR": "também {places}"},
+    "roles.in_layer": {"en": "layer {layer}: {heads}", "pt_BR": "camada {layer}: {heads}"},
+    "roles.none_anywhere": {
+        "en": "no head of this model qualifies (the best: layer {layer}, H{head}, {score})",
+        "pt_BR": "nenhuma cabeça deste modelo se qualifica (a melhor: camada {layer}, H{head}, {score})",
+    },
+    "roles.and": {"en": "and", "pt_BR": "e"},
+}
+
+
+def text(key: str, lang: str = "en", **values: object) -> str:
+    """``ROLE_TEXTS[key]`` in ``lang`` (English when the language is unknown), formatted."""
+    table = ROLE_TEXTS[key]
+    return table.get(lang, table["en"]).format(**values)
+
+
+def describe(role: str, rules: RoleRules | None = None, lang: str = "en", reference: Mapping[str, float] | None = None) -> dict[str, str]:
+    """The role's name, rule (with the thresholds in force) and explanation in ``lang``.
+
+    ``reference``: :func:`induction_reference`'s numbers for the induction explanation."""
+    _check_role(role)
+    r = (rules or RoleRules()).as_dict()
+    about_values = dict(reference or {"maximum": 0.5, "uniform": 0.0}) if role == "induction" else {}
+    return {
+        "name": text(f"roles.{role}.name", lang),
+        "rule": text(f"roles.{role}.rule", lang, **r),
+        "about": text(f"roles.{role}.about", lang, **about_values),
+    }
+
+
+def _join(items: list[str], lang: str) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {text('roles.and', lang)} " + items[-1]
+
+
+def _score(role: str, value: float, lang: str) -> str:
+    return text("roles.positional.score", lang, score=f"{value:.2f}") if role == "positional" else f"{value:.2f}"
+
+
+def _hits(hits: Sequence[RoleHit], role: str, lang: str) -> str:
+    return _join([f"H{h.head} ({_score(role, h.score, lang)})" for h in hits], lang)
+
+
+def _by_layer(hits: Sequence[RoleHit], role: str, lang: str) -> str:
+    layers = list(dict.fromkeys(h.layer for h in hits))  # ranked order kept
+    return "; ".join(
+        text("roles.in_layer", lang, layer=layer, heads=_hits([h for h in hits if h.layer == layer], role, lang))
+        for layer in layers
+    )
+
+
+def where_sentence(found: RoleWhere, lang: str = "en") -> str:
+    """E.g. "previous-token heads: none in layer 0; layer 2 has H3 (0.69) and H10 (0.74)"."""
+    name = text(f"roles.{found.role}.heads", lang)
+    if found.here:
+        sentence = text("roles.here", lang, role=name, layer=found.layer, heads=_hits(found.here, found.role, lang))
+        others = found.elsewhere
+    else:
+        sentence = text("roles.none_here", lang, role=name, layer=found.layer)
+        if found.elsewhere:
+            sentence += "; " + text("roles.nearest", lang, layer=found.nearest_layer,
+                                    heads=_hits(found.nearest(), found.role, lang))
+        others = [h for h in found.elsewhere if h.layer != found.nearest_layer]
+    if others:
+        sentence += "; " + text("roles.also", lang, places=_by_layer(others, found.role, lang))
+    if not found.here and not found.elsewhere and found.best is not None:
+        best = found.best
+        sentence += "; " + text("roles.none_anywhere", lang, layer=best.layer, head=best.head,
+                                score=_score(found.role, best.score, lang))
+    return sentence
