@@ -6,6 +6,9 @@ import threading
 
 import pytest
 
+import torch
+
+from attention_lab.core import kvbench
 from attention_lab.core.kvbench import (
     BenchmarkCancelled,
     KVResult,
@@ -35,7 +38,7 @@ def greedy_by_full_recompute(lens, prompt, n):
 
 def test_steps_then_result_with_identical_ids(lens):
     n = 12
-    items = list(kv_benchmark(lens, PROMPT, new_tokens=n))
+    items = list(kv_benchmark(lens, PROMPT, new_tokens=n, repetitions=1))
     steps, result = items[:-1], items[-1]
     assert isinstance(result, KVResult) and all(isinstance(s, KVStep) for s in steps)
     assert [(s.mode, s.index) for s in steps] == [("with-cache", i) for i in range(n)] + [
@@ -68,15 +71,104 @@ def test_cache_bytes_formula(lens):
     assert cache_size_bytes(Small(), 1024) == 2 * 12 * 12 * 64 * 1024 * 4 == 75_497_472
 
 
-def test_repetitions_report_medians(lens):
-    items = list(kv_benchmark(lens, PROMPT, new_tokens=3, repetitions=3))
+def test_repetitions_interleave_and_report_each_positions_minimum(lens):
+    items = list(kv_benchmark(lens, PROMPT, new_tokens=3))  # the default: 3 repetitions
     steps, result = items[:-1], items[-1]
     assert len(steps) == 3 * 2 * 3 and {s.repetition for s in steps} == {0, 1, 2}
+    # with and without alternate: w w w, o o o, w w w, ...
+    assert [s.mode for s in steps[::3]] == ["with-cache", "without-cache"] * 3
     assert result.repetitions == 3 and result.identical
-    totals = sorted(
-        sum(s.seconds for s in steps if s.mode == "with-cache" and s.repetition == r) for r in range(3)
-    )
-    assert result.seconds_with_cache == pytest.approx(totals[1])
+    for mode, per_token, totals in (("with-cache", result.per_token_with, result.totals_with),
+                                    ("without-cache", result.per_token_without, result.totals_without)):
+        for i in range(3):
+            assert per_token[i] == min(s.seconds for s in steps if s.mode == mode and s.index == i)
+        assert totals == pytest.approx([sum(s.seconds for s in steps if s.mode == mode and s.repetition == r)
+                                        for r in range(3)])
+    assert result.seconds_with_cache == pytest.approx(sum(result.per_token_with))
+    assert result.seconds_with_cache <= min(result.totals_with)
+
+
+def test_one_thread_while_timing_then_the_callers_setting_again(lens):
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        seen = []
+        for item in kv_benchmark(lens, PROMPT, new_tokens=2):
+            seen.append(torch.get_num_threads())
+        assert set(seen[:-1]) == {1} and torch.get_num_threads() == 2
+        assert run_kv_benchmark(lens, PROMPT, new_tokens=2, threads=None).threads == 2
+        event = threading.Event()
+        with pytest.raises(BenchmarkCancelled):
+            for _ in kv_benchmark(lens, PROMPT, new_tokens=5, cancel=event):
+                event.set()
+        assert torch.get_num_threads() == 2  # restored after a cancelled run too
+        run = kv_benchmark(lens, PROMPT, new_tokens=5)
+        next(run)
+        run.close()  # a consumer that walks away
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_fitted_slope_is_ms_per_position_without_the_first_step():
+    # first step (the prompt) is slow and left out; then 1 ms + 0.05 ms per position
+    seconds = [0.5] + [1e-3 + 5e-5 * i for i in range(1, 30)]
+    assert kvbench.fitted_slope_ms(seconds) == pytest.approx(0.05)
+    assert kvbench.fitted_slope_ms([0.1, 0.1]) == 0.0
+
+
+def _result(speedup: float, slope_with: float, slope_without: float) -> KVResult:
+    return KVResult(new_tokens=50, prompt_length=7, repetitions=3, seconds_with_cache=1.0,
+                    seconds_without_cache=speedup, tokens_per_second_with=50.0,
+                    tokens_per_second_without=50.0 / speedup, speedup=speedup, identical=True,
+                    generated_ids=[], generated_ids_without=[], cache_positions=56, cache_bytes=0,
+                    slope_ms_with=slope_with, slope_ms_without=slope_without)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt_BR"])
+def test_a_small_speedup_is_never_worded_as_faster(lang):
+    slow = kvbench.speedup_sentence(_result(0.59, 0.0, 0.0), lang)
+    assert "0.59" in slow and "faster" not in slow and "mais rápido" not in slow
+    assert str(kvbench.LONG_RUN_TOKENS) in slow and "GPT-2 small" in slow
+    fast = kvbench.speedup_sentence(_result(2.34, 0.0, 0.04), lang)
+    assert fast.startswith("2.3×")
+    assert kvbench.speedup_sentence(_result(1.19, 0, 0), lang) != kvbench.speedup_sentence(_result(1.21, 0, 0), lang)
+
+
+def test_growth_sentence_says_the_slopes():
+    flat = kvbench.growth_sentence(_result(3.0, 0.001, 0.04))
+    assert "0.04 ms more than the one before" in flat and "flat" in flat
+    rising = kvbench.growth_sentence(_result(3.0, 0.02, 0.04))
+    assert "flat" not in rising and "0.02 ms more" in rising
+    noise = kvbench.growth_sentence(_result(1.0, 0.01, -0.002), "pt_BR")
+    assert "não cresce" in noise and str(kvbench.LONG_RUN_TOKENS) in noise
+
+
+def test_measured_slopes_come_from_the_run(lens):
+    result = run_kv_benchmark(lens, PROMPT, new_tokens=6)
+    assert result.slope_ms_with == pytest.approx(kvbench.fitted_slope_ms(result.per_token_with))
+    assert result.slope_ms_without == pytest.approx(kvbench.fitted_slope_ms(result.per_token_without))
+
+
+def test_gpt2_shapes_benchmark_model_is_built_in_memory_with_random_weights(tiny_checkpoint):
+    from attention_lab.core.models import load_model
+
+    target = kvbench.benchmark_model("gpt2-shapes")
+    cfg = target.lens.config
+    assert (cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.vocab_size, cfg.n_positions) == (12, 12, 768, 50257, 1024)
+    assert target.lens.parameter_count() == 124_439_808  # GPT-2 small's count, tied embeddings
+    assert target.random_weights and "random weights" in target.name
+    ids = target.tokenizer.encode("The big dog bit the mailman yesterday")
+    assert ids[:6] == [464, 1263, 3290, 1643, 262, 6920]  # GPT-2's tokenizer: "The big dog bit the mail"
+    result = run_kv_benchmark(target.lens, ids, new_tokens=2, repetitions=1)
+    assert result.identical and result.cache_bytes == 2 * 12 * 12 * 64 * (len(ids) + 1) * 4
+    loaded = load_model(tiny_checkpoint)
+    same = kvbench.benchmark_model("loaded", loaded)
+    assert same.lens is loaded.lens and not same.random_weights
+    with pytest.raises(ValueError, match="gpt2-shapes"):
+        kvbench.benchmark_model("gpt2-xl")
+    for by_lang in kvbench.KV_TEXTS.values():
+        assert set(by_lang) == {"en", "pt_BR"}
 
 
 @pytest.mark.parametrize("kind", ["event", "callable"])

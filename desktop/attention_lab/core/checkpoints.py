@@ -52,3 +52,40 @@ def make_random_checkpoint(folder: Path, seed: int = 0, with_tokenizer: bool = T
             if f.is_file():
                 shutil.copy(f, folder / f.name)
     return folder
+
+
+def random_gpt2_lens(seed: int = 0, name: str = "gpt2-shapes (random weights)", **shape):
+    """A :class:`~attention_lab.core.lens.GPT2Lens` with GPT-2 small's shapes (or ``shape``) and
+    random weights, built in memory from a config: no file, no transformers, no download.
+
+    For timing only (the KV-cache benchmark): the cost of a step depends on the shapes, not on
+    the values, so this times GPT-2 small's 124 M parameters; its text is gibberish.  Values
+    follow GPT-2's initialisation (normal, std 0.02; LayerNorms near identity), perturbed so
+    no tensor is all zeros (zeros can let kernels take shortcuts).  Filled in place and laid
+    out as :func:`~attention_lab.core.lens.weights_from_state_dict` lays out a checkpoint."""
+    from .lens import GPT2Config, GPT2Lens, GPT2Weights, LayerWeights, _expected_layer_shapes
+
+    cfg = GPT2Config(**{**GPT2_SMALL_SHAPES, **shape})
+    cfg.validate()
+    g = torch.Generator().manual_seed(seed)
+
+    def normal(*size: int, mean: float = 0.0, std: float = 0.02) -> torch.Tensor:
+        return torch.empty(*size).normal_(mean, std, generator=g)
+
+    def layer() -> LayerWeights:
+        values = {}
+        for attr, size in _expected_layer_shapes(cfg).items():
+            if attr.startswith("ln_"):
+                values[attr] = normal(*size, mean=1.0 if attr.endswith("_w") else 0.0, std=0.1)
+            else:
+                values[attr] = normal(*size, std=0.02 if attr.endswith("_w") else 0.1)
+        return LayerWeights(**values)
+
+    weights = GPT2Weights(
+        wte=normal(cfg.n_embd, cfg.vocab_size).t(),  # stored column-major, as the loader stores it
+        wpe=normal(cfg.n_positions, cfg.n_embd, std=0.01),
+        layers=[layer() for _ in range(cfg.n_layer)],
+        ln_f_w=normal(cfg.n_embd, mean=1.0, std=0.1),
+        ln_f_b=normal(cfg.n_embd, std=0.1),
+    )
+    return GPT2Lens(cfg, weights, name)
