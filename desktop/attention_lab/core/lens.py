@@ -9,7 +9,9 @@ The attention block follows the chapter's ``AtencaoMultiCabeca`` step by step:
 5. softmax, weighted sum of V, concat of the heads, ``c_proj`` (W^O) mixes them.
 
 Then GPT-2's MLP and residuals.  ``causal=False`` removes the mask (RoBERTa-style,
-bidirectional); everything else is identical.  Agreement with transformers'
+bidirectional); ``allowed`` replaces it by any boolean matrix (prefix-LM, sliding window,
+packed documents, a learner's own: see :mod:`attention_lab.core.masks`); ``ablation``
+knocks heads out before W^O (:class:`HeadAblation`); everything else is identical.  Agreement with transformers'
 ``GPT2LMHeadModel`` (eager attention) is tested to 1e-4.
 
 Weights are plain tensors held in :class:`GPT2Weights`; nothing here reads files (see
@@ -315,6 +317,76 @@ def apply_mask(scores: Tensor, future: Tensor, mode: MaskMode) -> Tensor:
     raise AssertionError(mode)
 
 
+def forbidden_from_allowed(allowed: Tensor, batch: int, n_query: int, n_key: int, past: int = 0) -> Tensor:
+    """``~allowed`` checked and shaped for the scores: ``[n, T]`` or ``[B, 1, n, T]``.
+
+    ``allowed[i, j]``: query ``past + i`` may look at key ``j``.  Every query must keep its
+    own position (the diagonal): a row with nothing allowed would be a softmax over −∞ alone
+    (NaN), and a token that can't see itself is no longer the mask's question."""
+    if not isinstance(allowed, Tensor) or allowed.dtype != torch.bool:
+        raise ValueError("allowed must be a boolean tensor (True = the query may look at the key)")
+    if allowed.dim() not in (2, 3) or tuple(allowed.shape[-2:]) != (n_query, n_key):
+        raise ValueError(f"allowed must be [{n_query}, {n_key}] or [B, {n_query}, {n_key}], got {tuple(allowed.shape)}")
+    if allowed.dim() == 3 and allowed.shape[0] not in (1, batch):
+        raise ValueError(f"allowed has {allowed.shape[0]} matrices for a batch of {batch}")
+    diagonal = allowed[..., torch.arange(n_query), torch.arange(past, past + n_query)]
+    if not bool(diagonal.all()):
+        raise ValueError("allowed must keep the diagonal: every position may look at itself")
+    forbidden = ~allowed
+    return forbidden[:, None] if forbidden.dim() == 3 else forbidden
+
+
+ABLATION_MODES = ("zero", "mean")
+
+
+@dataclass
+class HeadAblation:
+    """Heads knocked out before W^O mixes them (``c_proj``).
+
+    ``knocked``: boolean ``[L, H]`` (the same heads in every sequence of the batch) or
+    ``[B, L, H]`` (one set per sequence: ranking the heads runs one knockout per sequence).
+    ``mode``: ``"zero"`` (the head's output is 0) or ``"mean"`` (each of its output vectors is
+    replaced by their mean over the sequence's positions: the head still adds its average
+    contribution, but no longer depends on which token is where).
+    """
+
+    knocked: Tensor
+    mode: str = "zero"
+    _layers: frozenset[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.mode not in ABLATION_MODES:
+            raise ValueError(f"unknown ablation {self.mode!r}; choose one of: {', '.join(ABLATION_MODES)}")
+        if not isinstance(self.knocked, Tensor) or self.knocked.dtype != torch.bool or self.knocked.dim() not in (2, 3):
+            raise ValueError("knocked must be a boolean [L, H] or [B, L, H] tensor")
+        per_layer = self.knocked.reshape(-1, *self.knocked.shape[-2:]).any(0).any(-1)
+        self._layers = frozenset(int(i) for i in torch.nonzero(per_layer).flatten())
+
+    @classmethod
+    def of(cls, heads: Iterable[tuple[int, int]], mode: str, n_layer: int, n_head: int) -> "HeadAblation":
+        knocked = torch.zeros(n_layer, n_head, dtype=torch.bool)
+        for layer, head in heads:
+            if not (0 <= layer < n_layer and 0 <= head < n_head):
+                raise ValueError(f"head {layer}.{head} does not exist: layers 0..{n_layer - 1}, heads 0..{n_head - 1}")
+            knocked[layer, head] = True
+        return cls(knocked, mode)
+
+    def check(self, config: "GPT2Config", batch: int) -> None:
+        if tuple(self.knocked.shape[-2:]) != (config.n_layer, config.n_head):
+            raise ValueError(f"knocked is {tuple(self.knocked.shape)}; the model has {config.n_layer} × {config.n_head} heads")
+        if self.knocked.dim() == 3 and self.knocked.shape[0] != batch:
+            raise ValueError(f"knocked has {self.knocked.shape[0]} sets of heads for a batch of {batch}")
+
+    def apply(self, layer: int, per_head: Tensor) -> Tensor:
+        """``per_head`` ``[B, H, n, d_k]`` with this layer's knocked heads replaced."""
+        if layer not in self._layers:
+            return per_head
+        sel = self.knocked[..., layer, :]  # [H] or [B, H]
+        sel = sel.view(-1 if sel.dim() == 2 else 1, sel.shape[-1], 1, 1)
+        replacement = torch.zeros_like(per_head) if self.mode == "zero" else per_head.mean(dim=2, keepdim=True)
+        return torch.where(sel, replacement, per_head)
+
+
 class GPT2Lens:
     """GPT-2's forward pass, written to be read, returning everything the app shows."""
 
@@ -349,6 +421,8 @@ class GPT2Lens:
         logits_positions: slice | None = None,
         identity_c_proj: bool = False,
         attention_hook: Callable[[int, Tensor], None] | None = None,
+        allowed: Tensor | None = None,
+        ablation: HeadAblation | None = None,
     ) -> LensOutput:
         """Run GPT-2 on ``input_ids`` (``[n]`` or ``[B, n]``).
 
@@ -363,6 +437,10 @@ class GPT2Lens:
         ``attention_hook(layer, attention)``: sees every layer's attention ``[B, H, n, T]`` as
         it is made, e.g. to summarise all layers while keeping only the one a panel draws
         (at 1024 tokens that is 48 MB held instead of 576 MB for GPT-2 small).
+        ``allowed``: a boolean ``[n, T]`` (or ``[B, n, T]``) matrix that replaces ``causal``:
+        True where the query may look at the key (the diagonal must stay allowed); forbidden
+        cells are filled as ``mask_mode`` says, as the causal mask's are.
+        ``ablation``: heads knocked out before W^O (see :class:`HeadAblation`).
         """
         cfg, w = self.config, self.weights
         mode = MaskMode.parse(mask_mode)
@@ -393,8 +471,17 @@ class GPT2Lens:
         positions = torch.arange(past_len, past_len + n)
         h = w.wte[ids] + w.wpe[positions][None]
         note("h", h, "token + position embeddings")
-        # one new query sees every key (nothing lies in its future): no mask to build or apply
-        future = future_mask(n, past_len + n, past_len) if causal and n > 1 else None
+        if allowed is not None:
+            forbidden = forbidden_from_allowed(allowed, B, n, past_len + n, past_len)
+            # nothing forbidden (bidirectional): no mask to apply, the fast kernel may run
+            forbidden = forbidden if bool(forbidden.any()) else None
+        else:
+            # one new query sees every key (nothing lies in its future): no mask to build or apply
+            forbidden = future_mask(n, past_len + n, past_len) if causal and n > 1 else None
+        if ablation is not None:
+            ablation.check(cfg, B)
+            if ablation.mode == "mean" and past_len:
+                raise ValueError("a mean ablation averages over the whole text: it can't run on a KV cache")
         scale = 1.0 / math.sqrt(dk) if cfg.scale_attn_weights else 1.0
 
         attentions: list[Tensor | None] = []
@@ -420,7 +507,7 @@ class GPT2Lens:
                 values_out.append(v)  # type: ignore[union-attr]
             # 3) scaled scores -> (B, H, n, T)
             layer_scale = scale / (layer_idx + 1) if cfg.scale_attn_by_inverse_layer_idx else scale
-            if future is None and layer_idx not in kept and attention_hook is None:
+            if forbidden is None and layer_idx not in kept and attention_hook is None:
                 # no mask to apply and no one to show the weights to (a generated token's
                 # step): the same softmax(Q·Kᵀ·scale)·V in torch's fused kernel, which never
                 # writes the n × T weights out (three ops instead of five: ~0.1 ms a token)
@@ -432,11 +519,13 @@ class GPT2Lens:
                 # (and 1/√d_k is a power of two for GPT-2's d_k = 64, so the result is bit-identical)
                 scores = torch.matmul(q * layer_scale, k.transpose(-1, -2))
                 # 4) ===== THE LINE THAT DEFINES THE ARCHITECTURE =====
-                att = apply_mask(scores, future, mode) if future is not None else torch.softmax(scores, dim=-1)
+                att = apply_mask(scores, forbidden, mode) if forbidden is not None else torch.softmax(scores, dim=-1)
                 attentions.append(att if layer_idx in kept else None)
                 if attention_hook is not None:
                     attention_hook(layer_idx, att)
                 per_head = torch.matmul(att, v)  # (B, H, n, d_k)
+            if ablation is not None:  # knockout: before W^O, so the other heads pass unchanged
+                per_head = ablation.apply(layer_idx, per_head)
             # 5) regroup the heads and mix them with W^O (c_proj)
             y = per_head.transpose(1, 2).reshape(B, n, d)
             if identity_c_proj:
