@@ -25,7 +25,7 @@ from unittest import mock
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from attention_lab import app
@@ -245,6 +245,7 @@ SPEC_PREFIXES = ["", "/", "./", "../", "~", "~nosuchuser/", "C:\\", "\\\\server\
 @settings(max_examples=80, deadline=None,
           suppress_health_check=[*FUZZ["suppress_health_check"], HealthCheck.function_scoped_fixture])
 @given(prefix=st.sampled_from(SPEC_PREFIXES), rest=texts)
+@example(prefix="~", rest="\x00")  # found by this test: os.path.expanduser raised ValueError on NUL
 def test_any_model_spec_loads_or_raises_model_load_error(tmp_path, monkeypatch, tally, prefix, rest):
     tally["fuzz", "model specs (load_model)"] += 1
     # nothing real to find: an empty HF cache, no downloads, no demo model

@@ -60,7 +60,7 @@ BAD_MODELS = {  # --model value -> a piece of the one line (the marker file must
     "a file instead of a folder": ("{file}", "is not a folder"),
     "config.json picked instead of its folder, in a folder without weights": ("{lone_config}", "no weights"),
     "/dev/null": ("/dev/null", "is not a folder"),
-    "NUL in the path": ("/tmp/a\x00b", "not found"),
+    "NUL in the path": ("/tmp/a\x00b", "NUL character"),
     "home of an unknown user": ("~nosuchuser-attention-lab/model", "not found"),
     "a name too long for the file system": ("x" * 5000, "File name too long"),
     "a path too long": ("/" + "y/" * 3000, "can't open"),

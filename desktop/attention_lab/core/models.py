@@ -199,6 +199,8 @@ def load_model(spec: str | os.PathLike) -> LoadedModel:
         os.fsencode(text)
     except UnicodeError:  # e.g. a lone surrogate: neither a file name nor a hub id
         raise ModelLoadError(f"{text!r} can't be a model: it holds characters no file name or hub id can have") from None
+    if "\x00" in text:  # no file system accepts NUL in a name (os.path raises ValueError on it)
+        raise ModelLoadError(f"{text!r} can't be a model: it holds a NUL character, which no file name or hub id can have")
     try:
         as_path = Path(text).expanduser()
     except (RuntimeError, UnicodeError):  # "~someone/…" naming a user this machine doesn't have
