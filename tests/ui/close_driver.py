@@ -42,7 +42,7 @@ def main(mode: str, model: str, settings_file: str) -> int:
         if mode == "edit":
             real = session_module.compute_analysis
 
-            def slow(model, request, cancel=None):  # the real analysis, entered a little late
+            def slow(model, request, cancel=None, progress=None):  # the real analysis, entered a little late
                 inside.set()
                 cancel.wait(0.3) if cancel is not None else None
                 return real(model, request, cancel)

@@ -325,7 +325,7 @@ def test_worker_error_shows_a_dialog_and_the_app_stays_usable(qtbot, make_window
     wait_state(qtbot, window)
     real = session_module.compute_analysis
 
-    def broken(model, request, cancel=None):
+    def broken(model, request, cancel=None, progress=None):
         raise RuntimeError("injected failure in the analysis")
 
     monkeypatch.setattr(session_module, "compute_analysis", broken)
@@ -454,7 +454,7 @@ def test_closing_during_work_exits_cleanly_and_quickly(qtbot, make_window):
     wait_state(qtbot, window)
     started = threading.Event()
 
-    def long_job(cancel):  # stands in for a benchmark: stops at its next cancel check
+    def long_job(*, cancel, progress):  # stands in for a benchmark: stops at its next cancel check
         started.set()
         while not cancel.wait(0.02):
             pass

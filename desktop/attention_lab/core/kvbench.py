@@ -16,13 +16,14 @@ from typing import Callable, Iterator, Literal, Sequence, Union
 
 import torch
 
+from .jobs import Cancelled
 from .lens import GPT2Lens, KVCache
 
 Mode = Literal["with-cache", "without-cache"]
 Cancel = Union[Callable[[], bool], threading.Event, None]
 
 
-class BenchmarkCancelled(Exception):
+class BenchmarkCancelled(Cancelled):
     """Raised by :func:`kv_benchmark` when its cancel flag is set between two steps."""
 
 

@@ -36,7 +36,9 @@ from attention_lab.ui import export as exporting
 from attention_lab.ui.errors import show_error
 from attention_lab.ui.i18n import LANGUAGES, register, system_language, tr, translator
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.session import Session
+from attention_lab.ui.wiring import connect_panel
 from attention_lab.ui.worker import InferenceWorker
 
 log = logging.getLogger(__name__)
@@ -352,8 +354,7 @@ class MainWindow(QMainWindow):
         panel: Panel = self._panel_classes[panel_id](holder)
         holder.layout().addWidget(panel)
         dict.__setitem__(self.panels, panel_id, panel)
-        if hasattr(panel, "set_worker"):
-            panel.set_worker(self.worker)
+        connect_panel(self.session, panel)  # its jobs' intents and results
         if hasattr(panel, "set_word_resolver"):
             panel.set_word_resolver(self.session.replacement_from_word)
         self._connect_panel(panel)  # the session exists before any panel
@@ -364,6 +365,14 @@ class MainWindow(QMainWindow):
                 # in sight (its tab clicked, or asked for): draw once the dock has laid it out
                 QTimer.singleShot(0, self, lambda: self._catch_up(panel_id) if panel_id in self._stale else None)
         return panel
+
+    def panel(self, panel_id: PanelId) -> Panel:
+        """The panel of ``panel_id``, built now if it wasn't yet."""
+        return self._build_panel(panel_id)
+
+    def built_panel(self, panel_id: PanelId) -> Panel | None:
+        """The panel of ``panel_id`` if it is built; None otherwise (asking never builds it)."""
+        return dict.get(self.panels, panel_id)
 
     def build_all_panels(self) -> None:
         """Build every panel now (the full smoke test, tests, the tour's screenshots)."""
