@@ -295,3 +295,19 @@ def test_one_cancelled_exception():
     from attention_lab.core.tour import FactCancelled
 
     assert all(issubclass(e, Cancelled) for e in (BenchmarkCancelled, DownloadCancelled, FactCancelled))
+
+
+@pytest.mark.parametrize("name", ["main_window.py", "tour.py"])
+def test_the_window_and_the_tour_ask_panels_nothing_by_name(name):
+    """No hasattr/getattr: panels declare what they do (ui/panels/base.py) and the window and
+    the tour call it; a renamed widget is an error, not a feature that silently vanishes."""
+    tree = ast.parse((UI / name).read_text(encoding="utf-8"))
+    found = [f"{name}:{n.lineno} {_dotted(n)}" for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("hasattr", "getattr")
+             and not (n.func.id == "getattr" and _dotted(n.args[0]) == "module")]  # a class from its module
+    assert found == []
+
+
+def test_the_main_window_reads_as_a_table_of_contents():
+    lines = (UI / "main_window.py").read_text(encoding="utf-8").count("\n")
+    assert lines <= 450, f"main_window.py has {lines} lines"

@@ -15,11 +15,17 @@ from PySide6.QtCore import QMetaMethod, Slot
 from PySide6.QtWidgets import QWidget
 
 from attention_lab.ui.i18n import translator
+from attention_lab.ui.panels.ids import PanelId
 
 
 class Panel(QWidget):
+    """The interface every panel honours (tests/ui/test_panel_protocol.py checks each one):
+    :meth:`show_state`, :meth:`has_data`, :meth:`retranslate`, :meth:`shutdown`,
+    :meth:`session_ready`; and two optional abilities, answered by :attr:`exports_plot` /
+    :attr:`exports_table`: :meth:`plot_for_export` and :meth:`table_for_export`."""
+
     #: stable objectName of the dock (saved layouts depend on it: never rename)
-    panel_id: str = "panel"
+    panel_id: PanelId
     #: i18n key of the dock title
     title_key: str = ""
 
@@ -43,6 +49,25 @@ class Panel(QWidget):
     def has_data(self) -> bool:
         """True once the panel shows a real result (the smoke test checks every panel)."""
         raise NotImplementedError
+
+    def shutdown(self) -> None:
+        """The window is closing: results on their way are not drawn, running work is cancelled."""
+
+    def plot_for_export(self):
+        """The plot File › Export writes as PNG/SVG (a pyqtgraph item or view), or None."""
+        return None
+
+    def table_for_export(self):
+        """(header, rows) File › Export writes as CSV, or None."""
+        return None
+
+    @property
+    def exports_plot(self) -> bool:
+        return type(self).plot_for_export is not Panel.plot_for_export
+
+    @property
+    def exports_table(self) -> bool:
+        return type(self).table_for_export is not Panel.table_for_export
 
     def session_ready(self) -> None:
         """Called once the session listens to this panel's intents (panels that ask for work

@@ -18,3 +18,6 @@ class PanelId(str, Enum):
 
     def __str__(self) -> str:  # the plain id in f-strings and Qt object names, on every Python
         return self.value
+
+    # Enum hashes the member's name: a dict keyed by ids must also find "panel.mask"
+    __hash__ = str.__hash__

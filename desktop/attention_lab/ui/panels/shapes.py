@@ -333,8 +333,6 @@ class ShapesPanel(Panel):
             rows.append([label, f"({cost.heads}, {cost.head_dim})", f"attention parameters per layer: {cost.per_layer}"])
         return header, rows
 
-    def plot_for_export(self):
-        return None  # tables only: File > Export > CSV
 
     def cost_numbers(self) -> tuple[HeadCost, HeadCost, HeadCost] | None:
         """The three costs shown (for the tour and the tests), or None before a state."""
