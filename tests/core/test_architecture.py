@@ -226,3 +226,88 @@ def test_weights_never_go_through_pickle(path):
                 # a folder holding pytorch_model.bin next to (or instead of) safetensors would be unpickled
                 problems.append(f"line {node.lineno}: {name} without use_safetensors=True")
     assert problems == []
+
+
+# ---------------------------------------------------------------------------- the request path (ARCHITECTURE.md)
+UI = ROOT / "desktop" / "attention_lab" / "ui"
+SESSION = UI / "session.py"
+WORKER = UI / "worker.py"
+
+
+def _calls(path: Path, attribute: str) -> list[int]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [n.lineno for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == attribute]
+
+
+def test_only_the_session_submits_work_to_the_worker():
+    offenders = {str(p.relative_to(ROOT)): _calls(p, "submit") for p in _sources() if p != SESSION}
+    assert {k: v for k, v in offenders.items() if v} == {}
+    assert _calls(SESSION, "submit"), "the check looks for the right thing"
+
+
+def test_every_job_the_session_submits_is_a_core_function():
+    """No view (nor the session) defines a function that runs on the worker thread: each
+    ``submit`` passes a function of core.jobs or core.pipeline."""
+    import attention_lab.ui.session as session_module
+
+    tree = ast.parse(SESSION.read_text(encoding="utf-8"))
+    submitted = [n.args[1] for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and n.func.attr == "submit" and len(n.args) >= 2]
+    assert submitted
+    for node in submitted:
+        name = _dotted(node)
+        if name == "fn":  # Session._submit's parameter: its callers pass jobs.<name>
+            continue
+        obj = eval(name, vars(session_module))  # noqa: S307 -- a name from our own source
+        assert obj.__module__ in ("attention_lab.core.jobs", "attention_lab.core.pipeline"), name
+    helper_args = [_dotted(n.args[2]) for n in ast.walk(tree) if isinstance(n, ast.Call)
+                   and isinstance(n.func, ast.Attribute) and n.func.attr == "_submit"]
+    assert helper_args and all(a.startswith("jobs.") for a in helper_args), helper_args
+
+
+def test_no_view_defines_a_worker_function():
+    """Worker functions take the protocol's ``cancel``; nothing under ui/ but the worker does."""
+    found = []
+    for path in sorted(UI.rglob("*.py")):
+        if path == WORKER:
+            continue
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+                if "cancel" in names:
+                    found.append(f"{path.relative_to(ROOT)}:{fn.lineno} {fn.name}")
+    assert found == []
+
+
+@pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: p.name)
+def test_core_never_imports_the_ui(path):
+    """Not even in a script string (bench runs scripts in subprocesses)."""
+    source = path.read_text(encoding="utf-8")
+    assert not re.search(r"(from|import)\s+attention_lab\.ui\b", source), path.name
+    assert not re.search(r"from\s+attention_lab\s+import\s+ui\b", source), path.name
+
+
+def test_one_cancelled_exception():
+    from attention_lab.core.jobs import Cancelled
+    from attention_lab.core.kvbench import BenchmarkCancelled
+    from attention_lab.core.models import DownloadCancelled
+    from attention_lab.core.tour import FactCancelled
+
+    assert all(issubclass(e, Cancelled) for e in (BenchmarkCancelled, DownloadCancelled, FactCancelled))
+
+
+@pytest.mark.parametrize("name", ["main_window.py", "tour.py"])
+def test_the_window_and_the_tour_ask_panels_nothing_by_name(name):
+    """No hasattr/getattr: panels declare what they do (ui/panels/base.py) and the window and
+    the tour call it; a renamed widget is an error, not a feature that silently vanishes."""
+    tree = ast.parse((UI / name).read_text(encoding="utf-8"))
+    found = [f"{name}:{n.lineno} {_dotted(n)}" for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("hasattr", "getattr")
+             and not (n.func.id == "getattr" and _dotted(n.args[0]) == "module")]  # a class from its module
+    assert found == []
+
+
+def test_the_main_window_reads_as_a_table_of_contents():
+    lines = (UI / "main_window.py").read_text(encoding="utf-8").count("\n")
+    assert lines <= 450, f"main_window.py has {lines} lines"

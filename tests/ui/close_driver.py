@@ -42,18 +42,18 @@ def main(mode: str, model: str, settings_file: str) -> int:
         if mode == "edit":
             real = session_module.compute_analysis
 
-            def slow(model, request, cancel=None):  # the real analysis, entered a little late
+            def slow(model, request, cancel=None, progress=None):  # the real analysis, entered a little late
                 inside.set()
                 cancel.wait(0.3) if cancel is not None else None
                 return real(model, request, cancel)
 
             session_module.compute_analysis = slow
-            window.panels["panel.token_editor"].editor.setPlainText("The edit that is running when the window closes")
+            window.panel("panel.token_editor").editor.setPlainText("The edit that is running when the window closes")
             window.session.analyse_now()
         elif mode == "benchmark":
             window.docks["panel.kvbench"].raise_()  # its tab opened first, as a learner does
             app.processEvents()
-            panel = window.panels["panel.kvbench"]
+            panel = window.panel("panel.kvbench")
             panel.repetitions.setValue(panel.repetitions.maximum())
             panel.new_tokens.setValue(panel.new_tokens.maximum())
             if not panel.run_benchmark():

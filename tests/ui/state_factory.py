@@ -1,6 +1,6 @@
 """Build a real :class:`AnalysisState` for panel tests, without the window or the session.
 
-It runs the very function the session runs on the worker (:func:`ui.compute.compute_analysis`),
+It runs the very function the session runs on the worker (:func:`core.pipeline.compute_analysis`),
 here synchronously, on a model loaded with the app's own loader.
 """
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 from attention_lab.core.lab import SEED_TEXT
 from attention_lab.core.models import LoadedModel, load_model
-from attention_lab.ui.compute import AnalysisRequest, compute_analysis
-from attention_lab.ui.state import AnalysisState
+from attention_lab.core.pipeline import AnalysisRequest, compute_analysis
+from attention_lab.core.analysis_state import AnalysisState
 
 _ids = itertools.count(1)
 

@@ -37,7 +37,7 @@ def wait_state(qtbot, window, predicate=lambda s: True):
 
 
 def type_text(window, text: str) -> None:
-    window.panels["panel.token_editor"].editor.setPlainText(text)
+    window.panel("panel.token_editor").editor.setPlainText(text)
 
 
 def close_error_dialog(window) -> str:
@@ -130,11 +130,11 @@ def test_500_rapid_edits_end_on_the_final_text_and_memory_comes_back(qtbot, make
 
     # the display is the final text's: chips, leakage, head grid all show the last analysis
     assert window.last_state is state and window.session.text == final
-    assert window.panels["panel.token_editor"].text() == final
+    assert window.panel("panel.token_editor").text() == final
     assert state.ids == state.model.tokenizer.encode(final)
-    assert window.panels["panel.token_editor"].chips.ids == state.ids
-    assert window.panels["panel.leakage"].state is state
-    assert window.panels["panel.head_grid"].state is state
+    assert window.panel("panel.token_editor").chips.ids == state.ids
+    assert window.panel("panel.leakage").state is state
+    assert window.panel("panel.head_grid").state is state
 
     # memory: of the analyses the burst showed, only the one on display is still alive; RSS back
     gc.collect()
@@ -155,7 +155,7 @@ def test_unwritable_settings_warn_and_the_app_keeps_working(qtbot, make_window, 
     window = make_window(settings=settings)
     tally["fault", "settings file that can't be written"] += 1
     assert window.settings_writable is False
-    warning = window.settings_warning
+    warning = window.status.settings_warning
     assert warning.isVisible() and "settings not saved" in warning.text()
     assert "can't be saved" in warning.toolTip() and str(path) in warning.toolTip()
     wait_state(qtbot, window)

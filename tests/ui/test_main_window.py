@@ -35,7 +35,7 @@ def wait_state(qtbot, window: MainWindow, predicate=lambda s: True, timeout: int
 
 
 def type_text(window: MainWindow, text: str) -> None:
-    window.panels["panel.token_editor"].editor.setPlainText(text)
+    window.panel("panel.token_editor").editor.setPlainText(text)
 
 
 # ---------------------------------------------------------------------------- panels populate
@@ -64,15 +64,15 @@ def test_starts_on_the_seed_sentence_and_every_panel_gets_data(qtbot, make_windo
     state = wait_state(qtbot, window, lambda s: s.layer == 1)
     # (opening the KV tab hid the head grid: they share the left tab group)
     assert "panel.head_grid" in window.panels_waiting and "panel.kvbench" not in window.panels_waiting
-    assert window.panels["panel.head_grid"].state is not state
+    assert window.panel("panel.head_grid").state is not state
     window.docks["panel.head_grid"].raise_()
-    qtbot.waitUntil(lambda: window.panels["panel.head_grid"].state is state, timeout=STATE_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.panel("panel.head_grid").state is state, timeout=STATE_TIMEOUT_MS)
     assert window.findChild(ErrorDialog, "error_dialog") is None or not window.findChild(ErrorDialog, "error_dialog").isVisible()
     # status bar: model, token count, mode, time
-    assert "tokens" in window.status_tokens.text() and str(state.n_tokens) in window.status_tokens.text()
-    assert "causal" in window.status_mode.text()
-    assert "ms" in window.status_time.text()
-    assert window.session.model.name in window.status_model.text()
+    assert "tokens" in window.status.tokens.text() and str(state.n_tokens) in window.status.tokens.text()
+    assert "causal" in window.status.mode.text()
+    assert "ms" in window.status.time.text()
+    assert window.session.model.name in window.status.model.text()
 
 
 def test_a_closed_panel_catches_up_when_it_is_opened_again(qtbot, make_window):
@@ -81,8 +81,8 @@ def test_a_closed_panel_catches_up_when_it_is_opened_again(qtbot, make_window):
     window = make_window()
     wait_state(qtbot, window)
     window.docks["panel.mask"].raise_()
-    qtbot.waitUntil(lambda: window.panels["panel.mask"].has_data(), timeout=STATE_TIMEOUT_MS)
-    mask = window.panels["panel.mask"]
+    qtbot.waitUntil(lambda: window.panel("panel.mask").has_data(), timeout=STATE_TIMEOUT_MS)
+    mask = window.panel("panel.mask")
     window.docks["panel.mask"].close()
     qtbot.waitUntil(lambda: "panel.mask" not in window.panels_waiting and not window.docks["panel.mask"].isVisible())
     type_text(window, "A different sentence for the closed panel")
@@ -118,7 +118,7 @@ def test_each_chip_is_wide_enough_for_its_token_and_its_label(qtbot):
 def test_token_editor_shows_every_token_as_a_chip(qtbot, make_window, tiny_model):
     window = make_window()
     state = wait_state(qtbot, window)
-    editor = window.panels["panel.token_editor"]
+    editor = window.panel("panel.token_editor")
     texts = tiny_model.tokenizer.token_texts(state.ids)
     assert editor.chips.tokens == texts
     assert editor.chips.ids == state.ids
@@ -128,7 +128,7 @@ def test_token_editor_shows_every_token_as_a_chip(qtbot, make_window, tiny_model
     rect = editor.chips.chip_rect(3)
     qtbot.mouseClick(editor.chips, Qt.MouseButton.LeftButton, pos=rect.center())
     state = wait_state(qtbot, window, lambda s: s.position == 3)
-    assert window.panels["panel.leakage"].position.value() == 3
+    assert window.panel("panel.leakage").position.value() == 3
     assert "#3" in editor.replace_label.text()
     # the model's guesses for position 3 are listed; picking one sets the replacement
     assert editor.predictions.count() == 10
@@ -142,7 +142,7 @@ def test_token_editor_shows_every_token_as_a_chip(qtbot, make_window, tiny_model
 def test_head_grid_shows_each_head_with_a_shared_scale(qtbot, make_window):
     window = make_window()
     state = wait_state(qtbot, window)
-    grid = window.panels["panel.head_grid"]
+    grid = window.panel("panel.head_grid")
     heads = state.model.lens.config.n_head
     assert len(grid._grid) == heads == 12
     for h, (plot, image, overlay) in enumerate(grid._grid):
@@ -167,13 +167,13 @@ def test_head_grid_shows_each_head_with_a_shared_scale(qtbot, make_window):
     for h, (_plot, image, overlay) in enumerate(grid._grid):
         np.testing.assert_array_equal(image.image, state.attention_bidirectional[h].numpy())
         assert not overlay.isVisible()
-    assert "bidirectional" in window.status_mode.text()
+    assert "bidirectional" in window.status.mode.text()
 
 
 def test_clicking_a_head_enlarges_it_side_by_side(qtbot, make_window):
     window = make_window()
     state = wait_state(qtbot, window)
-    grid = window.panels["panel.head_grid"]
+    grid = window.panel("panel.head_grid")
     qtbot.waitUntil(lambda: grid.grid_view.isVisible())
     plot, image, _ = grid._grid[5]
     n = state.n_tokens
@@ -190,7 +190,7 @@ def test_clicking_a_head_enlarges_it_side_by_side(qtbot, make_window):
 def test_overview_colours_every_layer_and_head(qtbot, make_window):
     window = make_window()
     state = wait_state(qtbot, window)
-    grid = window.panels["panel.head_grid"]
+    grid = window.panel("panel.head_grid")
     cfg = state.model.lens.config
     assert grid.overview_image.image is None  # drawn when its tab is first opened, not before
     grid.tabs.setCurrentIndex(2)
@@ -207,7 +207,7 @@ def test_overview_colours_every_layer_and_head(qtbot, make_window):
 def test_layer_selector_recomputes_the_layer(qtbot, make_window):
     window = make_window()
     wait_state(qtbot, window)
-    grid = window.panels["panel.head_grid"]
+    grid = window.panel("panel.head_grid")
     grid.layer.setValue(1)
     state = wait_state(qtbot, window, lambda s: s.layer == 1)
     assert [s.layer for s in state.portrait] == [1] * 12
@@ -218,7 +218,7 @@ def test_layer_selector_recomputes_the_layer(qtbot, make_window):
 def test_editing_a_late_token_updates_the_leakage_panel(qtbot, make_window):
     window = make_window()
     wait_state(qtbot, window)
-    leak = window.panels["panel.leakage"]
+    leak = window.panel("panel.leakage")
     edited = "The big dog bit the mailman today"
     type_text(window, edited)
     state = wait_state(qtbot, window, lambda s: s.text == edited)
@@ -245,7 +245,7 @@ def test_editing_a_late_token_updates_the_leakage_panel(qtbot, make_window):
 def test_typed_replacement_word(qtbot, make_window, tiny_model):
     window = make_window()
     state = wait_state(qtbot, window)
-    editor = window.panels["panel.token_editor"]
+    editor = window.panel("panel.token_editor")
     editor.word.setText("today")  # the replaced token has a leading space: " today" is used
     editor._use_word()
     today = tiny_model.tokenizer.encode(" today")[0]
@@ -273,8 +273,8 @@ def test_200_rapid_edits_end_on_the_final_text(qtbot, make_window):
     assert window.last_state.text == texts[-1]
     assert shown[-1] == texts[-1]
     assert len(shown) < 20  # debounced: not 200 analyses
-    assert window.panels["panel.token_editor"].chips.ids == state.ids
-    assert window.panels["panel.leakage"].state is state
+    assert window.panel("panel.token_editor").chips.ids == state.ids
+    assert window.panel("panel.leakage").state is state
 
 
 def test_200_forced_requests_show_only_the_latest(qtbot, make_window):
@@ -325,7 +325,7 @@ def test_worker_error_shows_a_dialog_and_the_app_stays_usable(qtbot, make_window
     wait_state(qtbot, window)
     real = session_module.compute_analysis
 
-    def broken(model, request, cancel=None):
+    def broken(model, request, cancel=None, progress=None):
         raise RuntimeError("injected failure in the analysis")
 
     monkeypatch.setattr(session_module, "compute_analysis", broken)
@@ -348,12 +348,12 @@ def test_text_longer_than_the_context_is_cut_visibly(qtbot, make_window):
     type_text(window, long_text)
     state = wait_state(qtbot, window, lambda s: s.text == long_text)
     assert state.n_tokens == 64 and state.truncated
-    editor = window.panels["panel.token_editor"]
+    editor = window.panel("panel.token_editor")
     cut = state.original_length - 64
     assert editor.message.isVisible() and str(cut) in editor.message.text() and "64" in editor.message.text()
     assert editor.chips.cut == cut
     assert editor.editor.extraSelections()  # the ignored tail is highlighted in the text
-    assert "cut" in window.status_tokens.text()
+    assert "cut" in window.status.tokens.text()
 
 
 def test_empty_text_greys_the_panels_until_there_is_text(qtbot, make_window):
@@ -361,10 +361,10 @@ def test_empty_text_greys_the_panels_until_there_is_text(qtbot, make_window):
     wait_state(qtbot, window)
     with qtbot.waitSignal(window.session.notice, timeout=STATE_TIMEOUT_MS):
         type_text(window, "")
-    assert not window.panels["panel.leakage"].isEnabled()
+    assert not window.panel("panel.leakage").isEnabled()
     type_text(window, "Back again")
     wait_state(qtbot, window, lambda s: s.text == "Back again")
-    assert window.panels["panel.leakage"].isEnabled()
+    assert window.panel("panel.leakage").isEnabled()
 
 
 # ---------------------------------------------------------------------------- settings / language
@@ -372,10 +372,10 @@ def test_settings_round_trip(qtbot, make_window, isolated_settings, tiny_checkpo
     window = make_window()
     wait_state(qtbot, window)
     type_text(window, "Saved across restarts")
-    window.panels["panel.head_grid"].layer.setValue(1)
-    window.panels["panel.token_editor"].bos.setChecked(True)
+    window.panel("panel.head_grid").layer.setValue(1)
+    window.panel("panel.token_editor").bos.setChecked(True)
     wait_state(qtbot, window, lambda s: s.text == "Saved across restarts" and s.layer == 1 and s.extras["bos"])
-    window.panels["panel.head_grid"].bidirectional.click()
+    window.panel("panel.head_grid").bidirectional.click()
     window.set_language("pt_BR")
     window.docks["panel.shapes"].close()
     window.close()
@@ -388,7 +388,7 @@ def test_settings_round_trip(qtbot, make_window, isolated_settings, tiny_checkpo
     assert state.layer == 1 and state.causal is False and state.extras["bos"] is True
     assert state.tokens[0] == "<|endoftext|>"
     assert again.session.model.spec == str(tiny_checkpoint)
-    assert again.file_menu.title() == "&Arquivo"
+    assert again.menus.file_menu.title() == "&Arquivo"
     assert not again.docks["panel.shapes"].isVisible()
     again.reset_layout()
     assert again.docks["panel.shapes"].isVisibleTo(again)
@@ -417,18 +417,18 @@ def test_corrupt_settings_fall_back_to_defaults(qtbot, make_window, tmp_path, co
 def test_language_switch_changes_visible_strings(qtbot, make_window):
     window = make_window()
     wait_state(qtbot, window)
-    leak = window.panels["panel.leakage"]
-    english = (window.file_menu.title(), window.docks["panel.leakage"].windowTitle(), leak.position_label.text())
+    leak = window.panel("panel.leakage")
+    english = (window.menus.file_menu.title(), window.docks["panel.leakage"].windowTitle(), leak.position_label.text())
     assert english == ("&File", "Leakage diff", "Edited position")
-    window.language_actions["pt_BR"].trigger()
-    assert window.file_menu.title() == "&Arquivo"
+    window.menus.language_actions["pt_BR"].trigger()
+    assert window.menus.file_menu.title() == "&Arquivo"
     assert window.docks["panel.leakage"].windowTitle() == "Vazamento"
     assert leak.position_label.text() == "Posição editada"
     assert "exatamente 0" in leak.summary.text()
-    assert window.panels["panel.head_grid"].tabs.tabText(0) == "Cabeças da camada 0"
-    assert window.panels["panel.token_editor"].explain.text().startswith("<b>O GPT-2")
-    window.language_actions["en"].trigger()
-    assert window.file_menu.title() == "&File" and "exactly 0" in leak.summary.text()
+    assert window.panel("panel.head_grid").tabs.tabText(0) == "Cabeças da camada 0"
+    assert window.panel("panel.token_editor").explain.text().startswith("<b>O GPT-2")
+    window.menus.language_actions["en"].trigger()
+    assert window.menus.file_menu.title() == "&File" and "exactly 0" in leak.summary.text()
 
 
 # ---------------------------------------------------------------------------- export
@@ -454,7 +454,7 @@ def test_closing_during_work_exits_cleanly_and_quickly(qtbot, make_window):
     wait_state(qtbot, window)
     started = threading.Event()
 
-    def long_job(cancel):  # stands in for a benchmark: stops at its next cancel check
+    def long_job(*, cancel, progress):  # stands in for a benchmark: stops at its next cancel check
         started.set()
         while not cancel.wait(0.02):
             pass
@@ -537,10 +537,10 @@ def test_download_with_progress_then_load(qtbot, make_window, tiny_checkpoint, t
     window.session.download_progress.connect(lambda d, t, f: progress.append((d, t, f)))
     with qtbot.waitSignal(window.session.model_changed, timeout=STATE_TIMEOUT_MS) as blocker:
         window.download_model("someone/tiny-gpt2")
-        assert window._download_dialog is not None and window._download_dialog.isVisible()
+        assert window.downloads.dialog is not None and window.downloads.dialog.isVisible()
     model = blocker.args[0]
     assert model.source == "download" and model.name == "someone/tiny-gpt2"
-    assert window.session.model is model and window._download_dialog is None
+    assert window.session.model is model and window.downloads.dialog is None
     assert any(f == "model.safetensors" and d == t > 0 for d, t, f in progress)
     assert threading.get_ident() not in hub.threads  # fetched off the GUI thread
     wait_state(qtbot, window, lambda s: s.model is model)
@@ -566,7 +566,7 @@ def test_cancelled_download_keeps_the_model_and_leaves_nothing(qtbot, make_windo
     with qtbot.waitSignal(window.session.download_finished, timeout=STATE_TIMEOUT_MS) as finished:
         window.download_model("someone/tiny-gpt2")
         qtbot.waitUntil(lambda: len(hub.calls) >= 1, timeout=STATE_TIMEOUT_MS)
-        window._download_dialog.findChild(QPushButton).click()  # the Cancel button
+        window.downloads.dialog.findChild(QPushButton).click()  # the Cancel button
         gate.set()
     ok, message = finished.args
     assert not ok and "cancel" in message.lower()
@@ -654,13 +654,13 @@ def test_download_progress_does_not_run_the_event_loop(qtbot, make_window, monke
     wait_state(qtbot, window)
     monkeypatch.setattr(window.session, "download", lambda repo: None)  # the dialog alone
     window.download_model("someone/tiny-gpt2")
-    dialog = window._download_dialog
+    dialog = window.downloads.dialog
     assert dialog is not None and dialog.isModal()
     finished = []
-    QTimer.singleShot(0, lambda: finished.append(window._on_download_finished(True, "")))
-    window._on_download_progress(10, 100, "model.safetensors")
-    window._on_download_progress(50, 100, "model.safetensors")
-    assert not finished and window._download_dialog is dialog  # nothing else ran meanwhile
+    QTimer.singleShot(0, lambda: finished.append(window.downloads.on_finished(True, "")))
+    window.downloads.on_progress(10, 100, "model.safetensors")
+    window.downloads.on_progress(50, 100, "model.safetensors")
+    assert not finished and window.downloads.dialog is dialog  # nothing else ran meanwhile
     assert dialog.value() == 500
     qtbot.waitUntil(lambda: bool(finished))
-    assert window._download_dialog is None
+    assert window.downloads.dialog is None

@@ -17,7 +17,7 @@ import torch
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import QObject, Qt, Signal  # noqa: E402
 
 from attention_lab.core.analysis import (  # noqa: E402
     head_portrait,
@@ -25,12 +25,15 @@ from attention_lab.core.analysis import (  # noqa: E402
     kv_stability,
     mask_mode_report,
 )
+from attention_lab.core.jobs import MASK_MODES  # noqa: E402
 from attention_lab.core.lens import MaskMode  # noqa: E402
 from attention_lab.ui.i18n import translator  # noqa: E402
 from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
 from attention_lab.ui.panels.mask import MODES, MaskPanel  # noqa: E402
 from attention_lab.ui.panels.portrait import PortraitPanel  # noqa: E402
 from attention_lab.ui.panels.shapes import ShapesPanel, format_shape  # noqa: E402
+from attention_lab.ui.session import Session  # noqa: E402
+from attention_lab.ui.wiring import connect_panel  # noqa: E402
 from attention_lab.ui.worker import InferenceWorker  # noqa: E402
 
 from state_factory import build_state, load  # noqa: E402
@@ -71,25 +74,21 @@ def worker(qtbot):
     assert w.shutdown(5.0), "the worker thread did not stop"
 
 
-class SyncRunner:
-    """A worker stand-in that runs each job at once on the calling thread."""
+class SyncRunner(QObject):
+    """A worker stand-in that runs each job at once on the calling thread (the worker's
+    protocol: ``cancel`` and ``progress`` keywords, callbacks on the caller's thread)."""
+
+    busy_changed = Signal(bool)
+    is_shut_down = False
 
     def __init__(self):
+        super().__init__()
         self.submitted: list[str] = []
 
     def submit(self, kind, fn, *args, on_result=None, on_error=None, on_progress=None, on_cancelled=None):
         self.submitted.append(kind)
-        cancel = threading.Event()
         try:
-            import inspect
-
-            params = inspect.signature(fn).parameters
-            kwargs = {}
-            if "cancel" in params:
-                kwargs["cancel"] = cancel
-            if "progress" in params:
-                kwargs["progress"] = on_progress or (lambda _p: None)
-            result = fn(*args, **kwargs)
+            result = fn(*args, cancel=threading.Event(), progress=on_progress or (lambda _p: None))
         except Exception as exc:  # noqa: BLE001
             if on_error:
                 on_error(exc, repr(exc))
@@ -105,6 +104,17 @@ class SyncRunner:
 
         return _Job()
 
+    def cancel(self, kind=None):
+        pass
+
+
+def serve(panel, worker):
+    """Wire ``panel`` to a session on ``worker``, as the main window does (the session lives as
+    long as the panel)."""
+    session = Session(worker, parent=panel)
+    connect_panel(session, panel)
+    return session
+
 
 def shown(qtbot, panel, w=1000, h=700):
     qtbot.addWidget(panel)
@@ -117,7 +127,7 @@ def shown(qtbot, panel, w=1000, h=700):
 # ---------------------------------------------------------------------------- mask
 def test_mask_panel_grid_ascii_and_modes(qtbot, worker, state, tiny_model):
     panel = shown(qtbot, MaskPanel())
-    panel.set_worker(worker)
+    serve(panel, worker)
     assert not panel.has_data()
     with qtbot.waitSignal(panel.modes_ready, timeout=LONG):
         panel.show_state(state)
@@ -187,21 +197,21 @@ def test_mask_panel_computes_only_when_visible(qtbot, state):
     runner = SyncRunner()
     panel = MaskPanel()
     qtbot.addWidget(panel)
-    panel.set_worker(runner)
+    serve(panel, runner)
     panel.show_state(state)
     assert runner.submitted == []  # hidden (e.g. a tab behind another): nothing runs
     assert panel.has_data()  # the grid and the print come from the state alone
     panel.show()
     qtbot.waitUntil(lambda: panel.mode_details() is not None, timeout=LONG)
-    assert runner.submitted == ["mask.modes"]
+    assert runner.submitted == [MASK_MODES]
     panel.show_state(state)  # same text, same edit: no recompute
-    assert runner.submitted == ["mask.modes"]
+    assert runner.submitted == [MASK_MODES]
 
 
 # ---------------------------------------------------------------------------- portrait
 def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_model):
     panel = shown(qtbot, PortraitPanel())
-    panel.set_worker(worker)
+    serve(panel, worker)
     panel.show_state(state)
     heads = tiny_model.lens.config.n_head
     assert panel.has_data()
@@ -242,17 +252,15 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
 
     # a new state of the same model does not recompute induction
     calls = []
-    worker_submit = worker.submit
-    worker.submit = lambda kind, *a, **k: (calls.append(kind), worker_submit(kind, *a, **k))[1]
+    panel.induction_wanted.connect(calls.append)
     panel.show_state(build_state(tiny_model, "A different text for the same model"))
-    worker.submit = worker_submit
-    assert "portrait.induction" not in calls
+    assert calls == []
     assert panel.induction_for(0) is not None
 
 
 def test_portrait_thresholds_recompute_roles(qtbot, state):
     panel = shown(qtbot, PortraitPanel())
-    panel.set_worker(SyncRunner())
+    serve(panel, SyncRunner())
     panel.show_state(state)
     assert panel.induction_for(0) is not None  # the synchronous runner already delivered
     panel.set_threshold("sink", 0.0)  # every head now parks "enough" on token 0
@@ -269,7 +277,7 @@ def test_portrait_refill_in_place_keeps_sort_and_shows_the_new_numbers(qtbot, st
     """A new analysis changes the rows' texts (no new items: those relaid the table out on
     every edit) and keeps the user's sort."""
     panel = shown(qtbot, PortraitPanel())
-    panel.set_worker(SyncRunner())
+    serve(panel, SyncRunner())
     panel.show_state(state)
     col = {panel.table.horizontalHeaderItem(c).text(): c for c in range(panel.table.columnCount())}
     panel.table.sortItems(col["Entropy"], Qt.SortOrder.DescendingOrder)
@@ -297,7 +305,7 @@ def test_portrait_refill_in_place_keeps_sort_and_shows_the_new_numbers(qtbot, st
 # ---------------------------------------------------------------------------- KV cache
 def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_model):
     panel = shown(qtbot, KVBenchPanel())
-    panel.set_worker(worker)
+    serve(panel, worker)
     panel.show_state(state)
     assert panel.has_data()
     assert panel.new_tokens.value() == 50
@@ -335,7 +343,7 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
 
 def test_kv_benchmark_cancel_mid_run(qtbot, worker, state):
     panel = shown(qtbot, KVBenchPanel())
-    panel.set_worker(worker)
+    serve(panel, worker)
     panel.show_state(state)
     panel.new_tokens.setValue(40)
     panel.repetitions.setValue(20)  # long enough that it is still running when cancelled
@@ -352,7 +360,7 @@ def test_kv_benchmark_cancel_mid_run(qtbot, worker, state):
 def test_kv_benchmark_shutdown_while_running_is_clean(qtbot, state):
     worker = InferenceWorker(name="test-kv-close")
     panel = shown(qtbot, KVBenchPanel())
-    panel.set_worker(worker)
+    serve(panel, worker)
     panel.show_state(state)
     panel.new_tokens.setValue(40)
     panel.repetitions.setValue(20)
@@ -365,7 +373,7 @@ def test_kv_benchmark_shutdown_while_running_is_clean(qtbot, state):
 
 def test_kv_stability_view(qtbot, worker, state, tiny_model):
     panel = shown(qtbot, KVBenchPanel())
-    panel.set_worker(worker)
+    serve(panel, worker)
     panel.show_state(state)
     assert panel.stability() is None  # its tab is not on screen yet
     with qtbot.waitSignal(panel.stability_ready, timeout=LONG) as blocker:
@@ -416,7 +424,7 @@ def test_shapes_table_matches_the_lens(qtbot, state, tiny_model):
 # ---------------------------------------------------------------------------- language
 def test_language_switch_relabels_every_panel(qtbot, state):
     mask, portrait, kv, shapes = (shown(qtbot, cls()) for cls in (MaskPanel, PortraitPanel, KVBenchPanel, ShapesPanel))
-    portrait.set_worker(SyncRunner())
+    serve(portrait, SyncRunner())
     for p in (mask, portrait, kv, shapes):
         p.show_state(state)
     before = (mask.why_box.title(), portrait.table.horizontalHeaderItem(0).text(), kv.run_button.text(),
@@ -449,8 +457,8 @@ def test_one_token_and_no_worker(qtbot, state):
     )
     runner = SyncRunner()
     mask, portrait, kv = (shown(qtbot, cls()) for cls in (MaskPanel, PortraitPanel, KVBenchPanel))
-    mask.set_worker(runner)
-    portrait.set_worker(runner)
+    serve(mask, runner)
+    serve(portrait, runner)
     mask.show_state(one)
     portrait.show_state(one)
     assert mask.has_data() and mask.mode_details() is not None
@@ -470,8 +478,7 @@ def test_exports_png_and_csv(qtbot, state, tmp_path):
     runner = SyncRunner()
     panels = [shown(qtbot, cls()) for cls in (MaskPanel, PortraitPanel, KVBenchPanel, ShapesPanel)]
     for p in panels:
-        if hasattr(p, "set_worker"):
-            p.set_worker(runner)
+        serve(p, runner)
         p.show_state(state)
     mask, portrait, kv, shapes = panels
     kv.show_stability_tab()

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from attention_lab.ui import pooling
-from attention_lab.ui.pooling import max_pool, pool_factor, pooled_for, previews
+from attention_lab.core import pooling
+from attention_lab.core.pooling import max_pool, pool_factor, pooled_for, previews
 
 
 def block_max(maps: np.ndarray, pool: int) -> np.ndarray:

@@ -163,10 +163,10 @@ def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window
         assert dock.next_button.text() == (tr("tour.finish") if i == len(STEPS) - 1 else tr("tour.next"))
         assert dock.run_button.isVisible() == (step.key == "kvcache")
         if step.key == "maps":  # the head whose two maps differ most is open, side by side
-            grid = window.panels["panel.head_grid"]
+            grid = window.panel("panel.head_grid")
             qtbot.waitUntil(lambda: grid.tabs.currentIndex() == 1 and grid.head == dock.fact.values["bidir_head"])
         if step.key == "why_inf":
-            assert window.panels["panel.mask"].selected_mode() == "zero-score"
+            assert window.panel("panel.mask").selected_mode() == "zero-score"
         if step.key == "portrait":
             assert window.session.state.layer == 0
         dock.next_button.click()
@@ -174,7 +174,7 @@ def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window
     assert QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat).value(KEY_FINISHED) in (True, "true")
     assert set(seen_panels) == {"panel.mask", "panel.head_grid", "panel.shapes", "panel.leakage", "panel.portrait", "panel.kvbench"}
     # the benchmark never ran on its own
-    assert window.panels["panel.kvbench"].result() is None
+    assert window.panel("panel.kvbench").result() is None
     # opening it again after finishing starts over
     open_from_help_menu(window)
     assert dock.progress.index == 0 and not dock.progress.finished
@@ -187,7 +187,7 @@ def test_language_switch_rewords_the_same_fact_without_remeasuring(qtbot, make_w
     dock.goto("leakage")
     english = wait_fact(qtbot, window, dock, "leakage")
     fact = dock.fact
-    window.language_actions["pt_BR"].trigger()
+    window.menus.language_actions["pt_BR"].trigger()
     portuguese = plain(dock.fact_text())
     assert dock.fact is fact  # same measurement, new words
     assert "Com a máscara" in portuguese and "Under the mask" in english
@@ -244,7 +244,7 @@ def test_unreadable_saved_progress_starts_at_step_one(qtbot, make_window, tmp_pa
 def test_step_5_runs_the_benchmark_only_when_asked(qtbot, make_window):
     window = make_window()
     wait_state(qtbot, window)
-    kv = window.panels["panel.kvbench"]
+    kv = window.panel("panel.kvbench")
     kv.new_tokens.setValue(4)
     dock = open_from_help_menu(window)
     dock.goto("kvcache")

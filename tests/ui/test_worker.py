@@ -8,7 +8,8 @@ import time
 import pytest
 from PySide6.QtCore import QThread
 
-from attention_lab.ui.worker import InferenceWorker, JobCancelled
+from attention_lab.core.jobs import Cancelled
+from attention_lab.ui.worker import InferenceWorker
 
 
 @pytest.fixture
@@ -23,11 +24,11 @@ def _blocker():
     release = threading.Event()
     started = threading.Event()
 
-    def fn(value, cancel):
+    def fn(value, *, cancel, progress):
         started.set()
         while not release.is_set():
             if cancel.wait(0.01):
-                raise JobCancelled()
+                raise Cancelled()
         return value
 
     return fn, release, started
@@ -41,7 +42,7 @@ def test_result_arrives_on_the_gui_thread(qtbot, worker):
         seen["value"] = value
         seen["gui"] = QThread.currentThread() is gui
 
-    job = worker.submit("k", lambda a, b: (a + b, threading.current_thread().name), 2, 3, on_result=on_result)
+    job = worker.submit("k", lambda a, b, **_: (a + b, threading.current_thread().name), 2, 3, on_result=on_result)
     qtbot.waitUntil(lambda: "value" in seen)
     assert seen["value"] == (5, "attention-lab-test-worker")  # computed on the worker thread
     assert seen["gui"]  # delivered on the GUI thread
@@ -55,7 +56,7 @@ def test_latest_wins_and_superseded_results_are_dropped(qtbot, worker):
     assert started.wait(5)
     # while "first" runs: ten more requests; only the last may report
     for i in range(10):
-        worker.submit("analysis", lambda v: v, f"pending-{i}", on_result=results.append)
+        worker.submit("analysis", lambda v, **_: v, f"pending-{i}", on_result=results.append)
     release.set()
     qtbot.waitUntil(lambda: not worker.busy)
     assert results == ["pending-9"]
@@ -64,8 +65,8 @@ def test_latest_wins_and_superseded_results_are_dropped(qtbot, worker):
 
 def test_kinds_do_not_supersede_each_other(qtbot, worker):
     results = []
-    worker.submit("a", lambda: "a", on_result=results.append)
-    worker.submit("b", lambda: "b", on_result=results.append)
+    worker.submit("a", lambda **_: "a", on_result=results.append)
+    worker.submit("b", lambda **_: "b", on_result=results.append)
     qtbot.waitUntil(lambda: len(results) == 2)
     assert sorted(results) == ["a", "b"]
 
@@ -85,7 +86,7 @@ def test_cancel_of_a_pending_job_never_runs_it(qtbot, worker):
     ran = []
     worker.submit("block", fn, 1)
     assert started.wait(5)
-    pending = worker.submit("other", lambda: ran.append(True))
+    pending = worker.submit("other", lambda **_: ran.append(True))
     cancelled = []
     pending.callbacks["cancelled"] = lambda: cancelled.append(True)
     pending.cancel()
@@ -98,7 +99,7 @@ def test_progress_is_delivered_in_order_on_the_gui_thread(qtbot, worker):
     gui = QThread.currentThread()
     steps, threads = [], []
 
-    def fn(n, progress):
+    def fn(n, *, cancel, progress):
         for i in range(n):
             progress(i)
         return "done"
@@ -116,7 +117,7 @@ def test_progress_is_delivered_in_order_on_the_gui_thread(qtbot, worker):
 def test_errors_come_back_with_a_traceback(qtbot, worker):
     errors = []
 
-    def broken():
+    def broken(**_):
         raise ValueError("the model fell over")
 
     worker.submit("analysis", broken, on_error=lambda exc, details: errors.append((exc, details)))
@@ -126,7 +127,7 @@ def test_errors_come_back_with_a_traceback(qtbot, worker):
     assert "Traceback" in details and "broken" in details
     # the worker survives and runs the next job
     ok = []
-    worker.submit("analysis", lambda: 1, on_result=ok.append)
+    worker.submit("analysis", lambda **_: 1, on_result=ok.append)
     qtbot.waitUntil(lambda: ok == [1])
 
 
@@ -147,7 +148,7 @@ def test_shutdown_joins_quickly_and_drops_late_results(qtbot):
     results = []
     worker.submit("analysis", fn, "late", on_result=results.append)
     for i in range(5):
-        worker.submit(f"k{i}", lambda: "never", on_result=results.append)
+        worker.submit(f"k{i}", lambda **_: "never", on_result=results.append)
     assert started.wait(5)
     t0 = time.monotonic()
     assert worker.shutdown(2.0)
@@ -156,5 +157,5 @@ def test_shutdown_joins_quickly_and_drops_late_results(qtbot):
     qtbot.wait(50)  # let any queued delivery arrive: none may run a callback
     assert results == []
     # submitting after shutdown is a no-op, not a crash
-    job = worker.submit("analysis", lambda: 1, on_result=results.append)
+    job = worker.submit("analysis", lambda **_: 1, on_result=results.append)
     assert job.done and results == []

@@ -503,22 +503,11 @@ after_import = rss_mb("VmRSS")
 model = load_model(folder)
 after_load = rss_mb("VmRSS")
 text = sys.argv[3]
-path = "core passes (the app's analysis module is not importable)"
-try:
-    from attention_lab.ui.compute import AnalysisRequest, compute_analysis
-except Exception:
-    compute_analysis = None
-if compute_analysis is not None:
-    state = compute_analysis(model, AnalysisRequest(request_id=1, text=text, layer=0))
-    ids = list(state.ids)
-    path = "the app's analysis (ui.compute.compute_analysis) + the fast edit update"
-    del state
-else:
-    from attention_lab.core.analysis import leakage
-    ids = model.tokenizer.encode(text)[: model.lens.config.n_positions]
-    out = model.lens(ids, keep_attentions=True, keep_hidden=False, compute_logits=False)
-    del out
-    leakage(model.lens, ids, len(ids) - 1, (ids[-1] + 1) % model.lens.config.vocab_size)
+from attention_lab.core.pipeline import AnalysisRequest, compute_analysis
+state = compute_analysis(model, AnalysisRequest(request_id=1, text=text, layer=0))
+ids = list(state.ids)
+path = "the app's analysis (core.pipeline.compute_analysis) + the fast edit update"
+del state
 base = fast_paths.prepare_edit_base(model.lens, ids, 0)
 update = fast_paths.edit_update(model.lens, ids, len(ids) - 1, (ids[-1] + 1) % model.lens.config.vocab_size, 0, base=base)
 print(json.dumps({"tokens": len(ids), "after_import_mb": after_import, "after_load_mb": after_load,

@@ -36,6 +36,7 @@ from typing import Callable, Iterator, Literal, Sequence, Union
 
 import torch
 
+from .jobs import Cancelled
 from .lens import GPT2Lens, KVCache
 
 Mode = Literal["with-cache", "without-cache"]
@@ -49,7 +50,7 @@ LONG_RUN_TOKENS = 200  # the longer run the lesson suggests (the contrast grows 
 KV_MODELS = ("loaded", "gpt2-shapes")
 
 
-class BenchmarkCancelled(Exception):
+class BenchmarkCancelled(Cancelled):
     """Raised by :func:`kv_benchmark` when its cancel flag is set between two steps."""
 
 

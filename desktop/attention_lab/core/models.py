@@ -20,17 +20,19 @@ Every failure is a :class:`ModelLoadError` with a one-line message a learner can
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 from . import paths
+from .jobs import Cancelled
 from .lens import GPT2Config, GPT2Lens, weights_from_state_dict
 from .tokens import Tokenizer, TokenizerError
 
@@ -59,8 +61,11 @@ class ModelLoadError(Exception):
         super().__init__(" ".join(str(message).split()))
 
 
-class DownloadCancelled(ModelLoadError):
+class DownloadCancelled(ModelLoadError, Cancelled):
     """The user cancelled a download (nothing was left behind)."""
+
+
+_serials = itertools.count(1)
 
 
 @dataclass
@@ -75,6 +80,8 @@ class LoadedModel:
     n_bytes: int  # weights in memory (float32)
     is_demo: bool
     model_card: str | None = None  # MODEL_CARD.md / README.md text, when the folder has one
+    # one number per load, never reused (id() is, once a model is freed): results are keyed by it
+    serial: int = field(default_factory=lambda: next(_serials), compare=False)
 
     @property
     def config(self) -> GPT2Config:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from . import analysis
+from .jobs import Cancelled
 from .kvbench import cache_size_bytes
 from .lens import GPT2Lens, GPT2Weights, MaskMode
 
@@ -153,7 +154,7 @@ class TourProgress:
 
 
 # ---------------------------------------------------------------------------- facts
-class FactCancelled(Exception):
+class FactCancelled(Cancelled):
     """A fact's measurement was stopped (its ``cancel`` check became true)."""
 
 

@@ -130,3 +130,17 @@ def export_csv(path: str | os.PathLike, header: Sequence[str], rows: Iterable[Se
         for row in rows:
             writer.writerow([_cell(v) for v in row])
     return path
+
+
+def export_target(target: Any, kind: str, path: str | os.PathLike) -> Path:
+    """Write a panel's export (a plot for ``png``/``svg``, ``(header, rows)`` for ``csv``) to
+    ``path``, its suffix set to the kind's; returns the path written."""
+    path = Path(path)
+    if path.suffix.lower() != f".{kind}":
+        path = path.with_suffix(f".{kind}")
+    if kind == "csv":
+        header, rows = target
+        export_csv(path, header, rows)
+    else:
+        export_plot(target, path)
+    return path

@@ -226,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.docks["panel.kvbench"].raise_()  # its tab opened, as a learner does (the panel is built then)
             _settle(300)
             opened_stall = beat.max_gap * 1000.0
-            panel = window.panels["panel.kvbench"]
+            panel = window.panel("panel.kvbench")
         if "kvbench" not in phases:
             pass
         elif panel is None:

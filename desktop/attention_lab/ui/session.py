@@ -1,23 +1,45 @@
-"""The controller between the window and the worker: what is being analysed, and with which model.
+"""The controller between the window and the worker, and the worker's only client.
 
 It owns the current :class:`~attention_lab.core.models.LoadedModel`, the text, the shown
 layer, the head grid's mode, the leakage edit (position + replacement) and the BOS switch.
 Edits are debounced (150 ms) and become "analysis" jobs on the worker; the finished
-:class:`~attention_lab.ui.state.AnalysisState` comes back through :attr:`state_ready`.
-Model switches are "model" jobs on the same worker; a failed load keeps the previous model.
-Explicit downloads run on a second, download-only worker so a slow network never blocks
-the analysis.
+:class:`~attention_lab.core.analysis_state.AnalysisState` comes back through
+:attr:`state_ready`.  Model switches are "model" jobs on the same worker; a failed load
+keeps the previous model.  Explicit downloads run on a second, download-only worker so a
+slow network never blocks the analysis.
+
+Every other kind of work (mask modes, induction scores, the KV benchmark, K/V stability,
+tour facts) is a method here too: a panel emits an intent, :mod:`attention_lab.ui.wiring`
+calls the method, the job function from :mod:`attention_lab.core.jobs` runs on the
+worker, and the result comes back on a typed signal with the key it was asked for
+(:func:`~attention_lab.core.jobs.text_key` / :func:`~attention_lab.core.jobs.edit_key`:
+the model's serial plus the inputs), so a view can tell a stale result from its own.
+Latest wins per kind (the worker drops or cancels a superseded job); failures of these
+jobs arrive on :attr:`job_failed` as (kind, key, message, details).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from attention_lab.ui.compute import AnalysisRequest, EmptyTextError, compute_analysis
+from attention_lab.core import jobs
+from attention_lab.core.jobs import (
+    ANALYSIS,
+    DOWNLOAD,
+    INDUCTION,
+    KV_BENCH,
+    KV_STABILITY,
+    MASK_MODES,
+    MODEL,
+    TOUR_FACT,
+    edit_key,
+    model_serial,
+    text_key,
+)
+from attention_lab.core.pipeline import AnalysisRequest, EmptyTextError, compute_analysis
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.worker import InferenceWorker, Job
 
@@ -65,25 +87,17 @@ register(
 )
 
 DEBOUNCE_MS = 150
-DOWNLOAD_PROGRESS_EVERY_S = 0.1
 
 
-def _load(spec: str):
-    from attention_lab.core.models import load_model
 
-    return load_model(spec)
+@dataclasses.dataclass(frozen=True)
+class KVRun:
+    """A finished KV benchmark and what it ran on (``key``: :func:`text_key` of the state)."""
 
-
-def _load_and_analyse(spec: str, request: AnalysisRequest, cancel=None):
-    """(model, (request, its state) or None): at start-up the first analysis runs on the
-    worker right after the model, while the GUI thread is still building the panels (the
-    window would otherwise ask for it only once built: ~0.1 s of every launch)."""
-    model = _load(spec)
-    try:
-        state = compute_analysis(model, request, cancel)
-    except Exception:  # e.g. an empty text: analysed again, and reported, the usual way
-        return model, None
-    return model, (request, state)
+    key: tuple
+    ids: tuple
+    model_name: str
+    result: Any  # core.kvbench.KVResult
 
 
 class Session(QObject):
@@ -96,6 +110,15 @@ class Session(QObject):
     model_failed = Signal(str, str)  # spec, reason
     download_progress = Signal(int, int, str)  # bytes done, bytes total (0 = unknown), file
     download_finished = Signal(bool, str)  # ok, message
+    # the other jobs' typed results (see the module docstring)
+    mask_modes_ready = Signal(object)  # core.jobs.MaskModes
+    induction_ready = Signal(object)  # core.jobs.InductionScores
+    kv_stability_ready = Signal(object, object)  # key, core.analysis.KVStability
+    kv_bench_step = Signal(object)  # core.kvbench.KVStep
+    kv_bench_finished = Signal(object)  # KVRun
+    kv_bench_cancelled = Signal()
+    fact_ready = Signal(object, object)  # key, core.tour.Fact
+    job_failed = Signal(str, object, str, str)  # kind, key, message, details
 
     def __init__(
         self,
@@ -120,6 +143,7 @@ class Session(QObject):
         self._next_id = 0
         self._analysis_job: Job | None = None
         self._download_job: Job | None = None
+        self._kv_job: Job | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
@@ -246,17 +270,17 @@ class Session(QObject):
         if self.model is None or self.worker.is_shut_down:
             return None
         if not self.text:
-            self.worker.cancel("analysis")
+            self.worker.cancel(ANALYSIS)
             self.notice.emit(tr("session.empty_text"))
             return None
         self._next_id += 1
         request = self._request(self._next_id)
         if prefetched is not None and dataclasses.replace(prefetched[0], request_id=request.request_id) == request:
-            self.worker.cancel("analysis")  # an older request still running would replace it
+            self.worker.cancel(ANALYSIS)  # an older request still running would replace it
             self._on_state(dataclasses.replace(prefetched[1], request_id=request.request_id))
             return None
         self._analysis_job = self.worker.submit(
-            "analysis", compute_analysis, self.model, request, on_result=self._on_state, on_error=self._on_analysis_error
+            ANALYSIS, compute_analysis, self.model, request, on_result=self._on_state, on_error=self._on_analysis_error
         )
         return self._analysis_job
 
@@ -288,10 +312,10 @@ class Session(QObject):
         on_error = lambda exc, details: self._on_model_error(spec, exc, details)  # noqa: E731
         if analyse_along and self.text:
             return self.worker.submit(
-                "model", _load_and_analyse, spec, self._request(0),
+                MODEL, jobs.load_and_analyse_job, spec, self._request(0),
                 on_result=lambda pair: self._on_model_loaded(*pair), on_error=on_error,
             )
-        return self.worker.submit("model", _load, spec, on_result=self._on_model_loaded, on_error=on_error)
+        return self.worker.submit(MODEL, jobs.load_model_job, spec, on_result=self._on_model_loaded, on_error=on_error)
 
     def set_model(self, model) -> None:
         """Make an already loaded model current (also used by tests)."""
@@ -319,25 +343,11 @@ class Session(QObject):
         worker = self.download_worker or self.worker
         if worker.is_shut_down:
             return None
-        fetcher = self.fetcher
-
-        def run(repo: str, progress, cancel):
-            from attention_lab.core.models import download_model
-
-            last = [0.0, ""]
-
-            def report(done: int, total: int, name: str) -> None:
-                now = time.monotonic()
-                if name != last[1] or now - last[0] >= DOWNLOAD_PROGRESS_EVERY_S or (total and done >= total):
-                    last[0], last[1] = now, name
-                    progress((done, total, name))
-
-            return download_model(repo, fetcher=fetcher, progress=report, cancel=cancel)
-
         self._download_job = worker.submit(
-            "download",
-            run,
+            DOWNLOAD,
+            jobs.download_job,
             repo_id,
+            self.fetcher,
             on_result=lambda path: self._on_downloaded(repo_id, path),
             on_error=lambda exc, details: self._on_download_error(repo_id, exc, details),
             on_progress=lambda p: self.download_progress.emit(int(p[0]), int(p[1]), str(p[2])),
@@ -357,6 +367,70 @@ class Session(QObject):
         message = tr("session.download_failed", repo=repo_id, reason=_one_line(exc))
         self.download_finished.emit(False, message)
         self.error.emit(message, details)
+
+    # ------------------------------------------------------------------ the panels' and the tour's jobs
+    def _submit(self, kind: str, key: Any, fn: Callable, *args: Any, on_result: Callable[[Any], None], **callbacks) -> Job | None:
+        """Run ``fn`` as the latest job of ``kind``; its failure goes to :attr:`job_failed` with ``key``."""
+        if self.worker.is_shut_down:
+            return None
+
+        def failed(exc: BaseException, details: str) -> None:
+            self.job_failed.emit(kind, key, _one_line(exc), details)
+
+        return self.worker.submit(kind, fn, *args, on_result=on_result, on_error=failed, **callbacks)
+
+    def measure_mask_modes(self, state) -> tuple:
+        """The five mask modes on ``state`` → :attr:`mask_modes_ready`; returns the key."""
+        key = edit_key(state)
+        ids, layer, position, replacement = list(state.ids), state.layer, state.position, state.replacement_id
+        self._submit(
+            MASK_MODES, key, jobs.mask_modes_job, state.model.lens, ids, layer, position, replacement,
+            on_result=lambda details: self.mask_modes_ready.emit(jobs.MaskModes(key, layer, position, replacement, details)),
+        )
+        return key
+
+    def measure_induction(self, model) -> int:
+        """The model's induction scores (once per model) → :attr:`induction_ready`; returns its serial."""
+        serial = model_serial(model)
+        bos = getattr(model.tokenizer, "eos_id", None)  # GPT-2 uses <|endoftext|> as its BOS
+        self._submit(
+            INDUCTION, serial, jobs.induction_job, model.lens, bos,
+            on_result=lambda scores: self.induction_ready.emit(jobs.InductionScores(serial, scores)),
+        )
+        return serial
+
+    def measure_kv_stability(self, state) -> tuple:
+        """K and V of earlier positions when a token is appended → :attr:`kv_stability_ready`."""
+        key = text_key(state)
+        self._submit(KV_STABILITY, key, jobs.kv_stability_job, state.model.lens, list(state.ids),
+                     on_result=lambda result: self.kv_stability_ready.emit(key, result))
+        return key
+
+    def run_kv_benchmark(self, state, new_tokens: int, repetitions: int) -> tuple:
+        """Generate with and without the cache on ``state``'s text: :attr:`kv_bench_step` per
+        token, then :attr:`kv_bench_finished` (or :attr:`kv_bench_cancelled`)."""
+        key = text_key(state)
+        ids, name = tuple(state.ids), state.model.name
+        self._kv_job = self._submit(
+            KV_BENCH, key, jobs.kv_benchmark_job, state.model.lens, list(ids), int(new_tokens), int(repetitions),
+            on_result=lambda result: self.kv_bench_finished.emit(KVRun(key, ids, name, result)),
+            on_progress=self.kv_bench_step.emit,
+            on_cancelled=self.kv_bench_cancelled.emit,
+        )
+        return key
+
+    def cancel_kv_benchmark(self) -> None:
+        if self._kv_job is not None:
+            self._kv_job.cancel()
+
+    @property
+    def kv_benchmark_running(self) -> bool:
+        return self._kv_job is not None and not self._kv_job.done
+
+    def measure_fact(self, key: Any, step, context) -> None:
+        """A tour step's measured fact on ``context`` (core.tour.TourContext) → :attr:`fact_ready`."""
+        self._submit(TOUR_FACT, key, jobs.tour_fact_job, step, context,
+                     on_result=lambda fact: self.fact_ready.emit(key, fact))
 
     # ------------------------------------------------------------------ teardown
     def shutdown(self, timeout: float = 1.5) -> bool:

@@ -40,15 +40,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep, compute_fact
+from attention_lab.core.jobs import TOUR_FACT, text_key
+from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep
 from attention_lab.ui.i18n import register, tr, translator
-from attention_lab.ui.panels.panel_kit import describe_error, fmt_bytes, fmt_number, monospace_font
+from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
+from attention_lab.ui.panels.head_grid import SIDE_BY_SIDE
+from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.kv_bench import DEFAULT_NEW_TOKENS  # what the KV panel starts with, before it is built
 
 log = logging.getLogger(__name__)
 
 DOCK_NAME = "dock.tour"
-JOB_KIND = "tour"
 SHORTCUT = "Ctrl+T"  # F1 (HelpContents) is taken by Help › key ideas
 DOCK_WIDTH = 680  # beside the token editor, which keeps the rest of the top strip
 DOCK_HEIGHT = 370  # the top strip's height while the tour is open (the panels below keep ≥ 560)
@@ -390,24 +392,6 @@ def save_progress(settings: QSettings, progress: TourProgress) -> None:
     settings.setValue(KEY_FINISHED, data["finished"])
 
 
-def measure_fact(step: TourStep, ctx: TourContext, cancel=None) -> Fact:
-    """Worker side: :func:`compute_fact`, stopping when the job is cancelled or superseded."""
-    from attention_lab.core.tour import FactCancelled
-    from attention_lab.ui.worker import JobCancelled
-
-    if cancel is not None:
-        ctx.cancel = cancel.is_set
-    try:
-        return compute_fact(step, ctx)
-    except FactCancelled:
-        raise JobCancelled() from None
-
-
-def _state_key(state) -> tuple:
-    model = state.model  # id() alone could be reused by a later model: add what names it
-    return (id(model), getattr(model, "spec", None), tuple(state.ids))
-
-
 # ---------------------------------------------------------------------------- the dock
 class TourDock(QDockWidget):
     """The tour's dock: step title, what to look at, the measured fact, Back / Next / Close."""
@@ -423,9 +407,9 @@ class TourDock(QDockWidget):
         self.fact_model = ""
         self._fact_key: tuple | None = None  # what the shown (or pending) fact was measured on
         self._pending_key: tuple | None = None
+        self._pending_model = ""  # the model the pending fact is measured on
         self._open_head_once = False
-        self._kv_start_key: tuple | None = None
-        self._kv_result: tuple[tuple, Any] | None = None  # (state key of the run, KVResult)
+        self._kv_result: tuple[tuple, Any] | None = None  # (text key of the run, KVResult)
         self.menu_action: QAction | None = None
         self.top_height_before: int | None = None  # the top strip's height before the tour widened it
         self.offer: TourOffer | None = None
@@ -544,23 +528,13 @@ class TourDock(QDockWidget):
         window.state_shown.connect(self._on_state)  # after the panels: the fact matches what they show
         self.visibilityChanged.connect(self._on_visibility)
         translator.language_changed.connect(self._on_language)
-        panels = getattr(window, "panels", None)
-        if isinstance(panels, dict) and "panel.kvbench" in panels:
-            self._follow_benchmark(panels["panel.kvbench"])
-        elif hasattr(window, "panel_built"):  # the KV panel is built when its tab is first opened
-            window.panel_built.connect(self._follow_benchmark)
+        session = window.session  # the facts are its jobs; its KV runs say what text they ran on
+        session.fact_ready.connect(self._on_fact)
+        session.job_failed.connect(self._on_fact_error)
+        session.kv_bench_step.connect(self._on_bench_step)
+        session.kv_bench_finished.connect(self._on_bench_finished)
+        session.kv_bench_cancelled.connect(self._on_bench_cancelled)
         self.retranslate()
-
-    def _follow_benchmark(self, panel) -> None:
-        if getattr(panel, "panel_id", None) != "panel.kvbench":
-            return
-        for signal, slot in (
-            ("benchmark_step", self._on_bench_step),
-            ("benchmark_finished", self._on_bench_finished),
-            ("benchmark_cancelled", self._on_bench_cancelled),
-        ):
-            if hasattr(panel, signal):
-                getattr(panel, signal).connect(slot)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
         super().resizeEvent(event)
@@ -575,22 +549,11 @@ class TourDock(QDockWidget):
         _unfit(self.window_, self)
 
     # ------------------------------------------------------------------ access to the window
-    def _panel(self, panel_id: str):
-        panels = getattr(self.window_, "panels", None)
-        if isinstance(panels, dict):
-            try:
-                return panels[panel_id]  # builds a panel not shown yet
-            except KeyError:
-                pass
-        return self.window_.findChild(QWidget, panel_id + ".widget")
-
-    def _built(self, panel_id: str):
-        """The panel if it exists already (reading it must not build it: panels behind tabs
-        are built when first shown); None otherwise, and its defaults apply."""
-        panels = getattr(self.window_, "panels", None)
-        if isinstance(panels, dict):
-            return panels.get(panel_id)
-        return self._panel(panel_id)
+    def _new_token_count(self) -> int:
+        """The KV panel's setting; its default while the panel isn't built (reading it must not
+        build it: panels behind tabs are built when first shown)."""
+        kv = self.window_.built_panel(PanelId.KVBENCH)
+        return kv.new_token_count() if kv is not None else DEFAULT_NEW_TOKENS
 
     def _dock(self, panel_id: str) -> QDockWidget | None:
         return self.window_.findChild(QDockWidget, panel_id)
@@ -652,13 +615,9 @@ class TourDock(QDockWidget):
         if step.edit_last_token and session.position is not None:
             session.set_position(None)  # the lab edits the end of the sentence
         if step.mask_mode is not None:
-            mask = self._panel("panel.mask")
-            if mask is not None and hasattr(mask, "set_mode"):
-                mask.set_mode(step.mask_mode)
+            self.window_.panel(PanelId.MASK).set_mode(step.mask_mode)
         if step.offers_benchmark:
-            kv = self._panel("panel.kvbench")
-            if kv is not None and hasattr(kv, "bench_tab"):
-                kv.tabs.setCurrentWidget(kv.bench_tab)
+            self.window_.panel(PanelId.KVBENCH).show_benchmark()
         self._open_head_once = step.open_head
         self.fact = None
         self.fact_error = None
@@ -671,22 +630,18 @@ class TourDock(QDockWidget):
         if not self._open_head_once or "bidir_head" not in fact.values:
             return
         self._open_head_once = False
-        grid = self._panel("panel.head_grid")
-        if grid is not None and hasattr(grid, "view_combo"):
-            grid.view_combo.setCurrentIndex(grid.view_combo.count() - 1)  # "side by side"
-        if hasattr(self.window_, "select_head"):
-            self.window_.select_head(int(fact.values["layer"]), int(fact.values["bidir_head"]))
+        self.window_.panel(PanelId.HEAD_GRID).set_view(SIDE_BY_SIDE)
+        self.window_.select_head(int(fact.values["layer"]), int(fact.values["bidir_head"]))
 
     # ------------------------------------------------------------------ the fact
     def _context(self, state) -> TourContext:
         model = state.model
-        kv = self._built("panel.kvbench")
-        new_tokens = kv.new_tokens.value() if kv is not None and hasattr(kv, "new_tokens") else DEFAULT_NEW_TOKENS
+        new_tokens = self._new_token_count()
         kv_result = None
-        if self._kv_result is not None and self._kv_result[0] == _state_key(state):
+        if self._kv_result is not None and self._kv_result[0] == text_key(state):
             kv_result = self._kv_result[1]
-        portrait = self._built("panel.portrait")
-        thresholds = portrait.thresholds() if portrait is not None and hasattr(portrait, "thresholds") else None
+        portrait = self.window_.built_panel(PanelId.PORTRAIT)
+        thresholds = portrait.thresholds() if portrait is not None else None
         tok = model.tokenizer
         return TourContext(
             lens=model.lens,
@@ -703,8 +658,8 @@ class TourDock(QDockWidget):
         )
 
     def _request_key(self, state) -> tuple:
-        kv = self._kv_result[1] if self._kv_result is not None and self._kv_result[0] == _state_key(state) else None
-        return (self.step.key, state.request_id, _state_key(state), state.layer, state.position, state.replacement_id, id(kv))
+        kv = self._kv_result[1] if self._kv_result is not None and self._kv_result[0] == text_key(state) else None
+        return (self.step.key, state.request_id, text_key(state), state.layer, state.position, state.replacement_id, id(kv))
 
     def _request_fact(self) -> None:
         if not self.isVisible():
@@ -719,33 +674,29 @@ class TourDock(QDockWidget):
             return
         self._pending_key = key
         self.fact_error = None
-        self.window_.worker.submit(
-            JOB_KIND,
-            measure_fact,
-            self.step,
-            self._context(state),
-            on_result=lambda fact, k=key, m=state.model.name: self._on_fact(k, m, fact),
-            on_error=lambda exc, details, k=key: self._on_fact_error(k, exc, details),
-        )
+        self._pending_model = state.model.name
+        session.measure_fact(key, self.step, self._context(state))
         self._show_fact()
 
-    def _on_fact(self, key: tuple, model_name: str, fact: Fact) -> None:
+    @Slot(object, object)
+    def _on_fact(self, key: tuple, fact: Fact) -> None:
         if key != self._pending_key:
             return
         self._pending_key = None
         self._fact_key = key
         self.fact = fact
-        self.fact_model = model_name
+        self.fact_model = self._pending_model
         self._show_fact()
         self._open_head(fact)
 
-    def _on_fact_error(self, key: tuple, exc: BaseException, details: str) -> None:
-        if key != self._pending_key:
+    @Slot(str, object, str, str)
+    def _on_fact_error(self, kind: str, key: tuple, message: str, details: str) -> None:
+        if kind != TOUR_FACT or key != self._pending_key:
             return
         self._pending_key = None
         self._fact_key = key
         self.fact = None
-        self.fact_error = describe_error(exc)[0]
+        self.fact_error = message
         log.warning("tour fact %s failed: %s", key[0], details)
         self._show_fact()
 
@@ -796,47 +747,36 @@ class TourDock(QDockWidget):
     # ------------------------------------------------------------------ step 5's benchmark
     def run_benchmark(self) -> bool:
         """Start the KV benchmark (the learner pressed the button); False if it can't start."""
-        kv = self._panel("panel.kvbench")
-        if kv is None or not hasattr(kv, "run_benchmark"):
-            return False
-        dock = self._dock("panel.kvbench")
+        kv = self.window_.panel(PanelId.KVBENCH)
+        dock = self._dock(PanelId.KVBENCH)
         if dock is not None:
             dock.show()
             dock.raise_()
-        kv.tabs.setCurrentWidget(kv.bench_tab)
-        state = self.window_.session.state
-        self._kv_start_key = _state_key(state) if state is not None else None
+        kv.show_benchmark()
         started = bool(kv.run_benchmark())
         self._update_run_button()
         return started
 
-    def _on_bench_step(self, step) -> None:
-        if getattr(step, "index", 1) == 0 and getattr(step, "repetition", 1) == 0 and step.mode == "with-cache":
-            state = self.window_.session.state  # the run began on the state shown now (the panel's own Run too)
-            self._kv_start_key = _state_key(state) if state is not None else None
+    @Slot(object)
+    def _on_bench_step(self, _step) -> None:
         self._update_run_button()
 
-    def _on_bench_finished(self, result) -> None:
-        key = self._kv_start_key
-        if key is None and self.window_.session.state is not None:
-            key = _state_key(self.window_.session.state)
-        self._kv_start_key = None
-        if key is not None:
-            self._kv_result = (key, result)
+    @Slot(object)
+    def _on_bench_finished(self, run) -> None:
+        """``run``: the session's KVRun, which says which text (and model) it ran on."""
+        self._kv_result = (run.key, run.result)
         self._update_run_button()
         if self.isVisible() and self.step.offers_benchmark:
             self._request_fact()
 
     @Slot()
     def _on_bench_cancelled(self) -> None:
-        self._kv_start_key = None
         self._update_run_button()
 
     def _update_run_button(self) -> None:
         step = self.step
-        kv = self._built("panel.kvbench")
-        self.run_button.setVisible(step.offers_benchmark and (kv is not None or self._dock("panel.kvbench") is not None))
-        running = bool(getattr(kv, "running", False)) if kv is not None else False
+        self.run_button.setVisible(step.offers_benchmark and self._dock(PanelId.KVBENCH) is not None)
+        running = self.window_.session.kv_benchmark_running
         self.run_button.setText(tr("tour.running") if running else tr("tour.run"))
         self.run_button.setEnabled(not running and self.window_.session.state is not None)
 
@@ -864,9 +804,7 @@ class TourDock(QDockWidget):
         where = tr("tour.counter.lab", lab=step.lab_step) if step.lab_step else tr("tour.counter.prose")
         self.counter.setText(f"{tr('tour.counter', i=progress.index + 1, count=progress.count)} · {where}")
         self.title.setText(tr(f"tour.step.{step.key}.title"))
-        kv = self._built("panel.kvbench")
-        new = kv.new_tokens.value() if kv is not None and hasattr(kv, "new_tokens") else DEFAULT_NEW_TOKENS
-        self.text.setText(tr(f"tour.step.{step.key}.body", new=new))
+        self.text.setText(tr(f"tour.step.{step.key}.body", new=self._new_token_count()))
         self.back_button.setText(tr("tour.back"))
         self.back_button.setEnabled(not progress.at_start)
         self.next_button.setText(tr("tour.finish") if progress.at_end else tr("tour.next"))
@@ -931,7 +869,7 @@ def install_tour(window: QMainWindow) -> TourDock:
     # a layout saved with the tour in it (restoreState ran before the dock existed) puts it back;
     # else it goes beside the token editor: the columns below are already at their minimum widths
     if not window.restoreDockWidget(dock):
-        tokens = window.findChild(QDockWidget, "panel.token_editor")
+        tokens = window.findChild(QDockWidget, PanelId.TOKEN_EDITOR)
         if tokens is not None and not tokens.isFloating() and window.dockWidgetArea(tokens) == Qt.DockWidgetArea.TopDockWidgetArea:
             window.splitDockWidget(tokens, dock, Qt.Orientation.Horizontal)
         else:
@@ -944,7 +882,7 @@ def install_tour(window: QMainWindow) -> TourDock:
     action.setShortcut(QKeySequence(SHORTCUT))
     action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     action.triggered.connect(lambda _checked=False: _open(window, dock))
-    help_menu = getattr(window, "help_menu", None)
+    help_menu = window.help_menu
     if help_menu is not None:
         first = help_menu.actions()[0] if help_menu.actions() else None
         help_menu.insertAction(first, action)
@@ -988,7 +926,7 @@ def _fit(window: QMainWindow, dock: TourDock) -> None:
     """Give the tour room beside the tokens: a share of the top strip, and the strip some height."""
     if dock.isFloating() or window.dockWidgetArea(dock) != Qt.DockWidgetArea.TopDockWidgetArea:
         return
-    tokens = window.findChild(QDockWidget, "panel.token_editor")
+    tokens = window.findChild(QDockWidget, PanelId.TOKEN_EDITOR)
     if tokens is None or not tokens.isVisible() or window.dockWidgetArea(tokens) != Qt.DockWidgetArea.TopDockWidgetArea:
         return
     width = min(DOCK_WIDTH, max(dock.minimumSizeHint().width(), window.width() * 45 // 100))
@@ -1001,6 +939,6 @@ def _fit(window: QMainWindow, dock: TourDock) -> None:
 def _unfit(window: QMainWindow, dock: TourDock) -> None:
     """Closing the tour gives the top strip its height back."""
     before, dock.top_height_before = dock.top_height_before, None
-    tokens = window.findChild(QDockWidget, "panel.token_editor")
+    tokens = window.findChild(QDockWidget, PanelId.TOKEN_EDITOR)
     if before is not None and tokens is not None and tokens.isVisible():
         window.resizeDocks([tokens], [before], Qt.Orientation.Vertical)

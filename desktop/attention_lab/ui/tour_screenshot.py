@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("tour screenshot: the step's fact never arrived", file=sys.stderr)
             return 1
         if args.benchmark and dock.step.offers_benchmark:
-            kv = window.panels["panel.kvbench"]
+            kv = window.panel("panel.kvbench")
             dock.run_button.click()
             if not _wait(app, lambda: kv.result() is not None and not kv.running, TIMEOUT_S):
                 print("tour screenshot: the benchmark did not finish", file=sys.stderr)

@@ -1,24 +1,21 @@
 """The one inference thread: every model computation of the app runs here.
 
-How panels use it (UI contract, also in build/UI_CONTRACT.md)
----------------------------------------------------------------
-The main window owns one :class:`InferenceWorker` (``window.worker``) and, right after
-building each panel, calls ``panel.set_worker(window.worker)`` when the panel defines
-``set_worker``.  Panels are never given the worker through their constructor.
+Who uses it: :class:`~attention_lab.ui.session.Session` only (see ARCHITECTURE.md); the
+job functions live in :mod:`attention_lab.core.jobs` and :mod:`attention_lab.core.pipeline`.
 
 ``worker.submit(kind, fn, *args, on_result=, on_error=, on_progress=, on_cancelled=, **kw)``
 
-* ``fn(*args, **kw)`` runs on the worker thread.  If its signature accepts them (a named
-  parameter or ``**kwargs``) it also receives ``cancel`` (a :class:`threading.Event`) and
-  ``progress`` (a callable taking one payload, safe to call from the worker thread).
+* ``fn(*args, cancel=, progress=, **kw)`` runs on the worker thread: ``cancel`` is a
+  :class:`threading.Event`, ``progress`` a callable taking one payload (safe to call from
+  the worker thread) -- the one protocol of :mod:`attention_lab.core.jobs`.
 * Latest wins per ``kind``: a new job of the same kind drops a pending one and sets the
   cancel event of a running one; results of superseded jobs are never delivered.
 * Callbacks run on the GUI thread, for the latest job of its kind only, never after
   :meth:`InferenceWorker.shutdown`: ``on_result(result)``, ``on_error(exc, details)``
   (``details``: the formatted traceback), ``on_progress(payload)``, ``on_cancelled()``
   (after an explicit ``job.cancel()`` or ``worker.cancel(kind)``, not when superseded).
-* ``fn`` stops early by returning, or raising :class:`JobCancelled`, once ``cancel`` is
-  set; a cancelled job never delivers ``on_result``.
+* ``fn`` stops early by returning, or raising :class:`~attention_lab.core.jobs.Cancelled`
+  (or a subclass), once ``cancel`` is set; a cancelled job never delivers ``on_result``.
 
 Why a plain Python thread and not a QThread: the work is torch (which releases the GIL),
 results travel back through a queued Qt signal to a QObject that lives on the GUI thread,
@@ -29,7 +26,6 @@ main window's ``closeEvent``.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import os
 import threading
@@ -38,6 +34,8 @@ from collections import deque
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from attention_lab.core.jobs import Cancelled
 
 
 def _leave_a_core_for_the_gui() -> None:
@@ -56,10 +54,6 @@ def _leave_a_core_for_the_gui() -> None:
     import torch
 
     torch.set_num_threads(max(1, min(torch.get_num_threads(), cores - 1)))
-
-
-class JobCancelled(Exception):
-    """Raised by a job function that noticed its cancel event."""
 
 
 _ids = itertools.count(1)
@@ -95,14 +89,6 @@ class Job:
     def __repr__(self) -> str:
         state = "done" if self.done else ("cancelled" if self.cancelled else "live")
         return f"Job({self.id}, {self.kind!r}, {state})"
-
-
-def _accepts(fn: Callable, name: str) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # builtins without a signature
-        return False
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 class _Relay(QObject):
@@ -293,14 +279,11 @@ class InferenceWorker(QObject):
             self._post(job, "cancelled")
             return
         self._post(job, "started")
-        kwargs = dict(job.kwargs)
-        if _accepts(job.fn, "cancel"):
-            kwargs["cancel"] = job.event
-        if _accepts(job.fn, "progress") and "progress" not in kwargs:
-            kwargs["progress"] = lambda payload: self._post(job, "progress", payload)
+        kwargs = dict(job.kwargs, cancel=job.event)
+        kwargs.setdefault("progress", lambda payload: self._post(job, "progress", payload))
         try:
             result = job.fn(*job.args, **kwargs)
-        except JobCancelled:
+        except Cancelled:
             self._post(job, "cancelled")
         except Exception as exc:  # noqa: BLE001 -- every failure goes to the GUI's error path
             details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))

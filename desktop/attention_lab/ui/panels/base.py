@@ -1,23 +1,31 @@
 """What every docked panel has in common.
 
-A panel is a thin view: it receives a finished :class:`~attention_lab.ui.state.AnalysisState`
-(plain tensors and dataclasses computed on the worker) in :meth:`show_state`, re-labels
-itself in :meth:`retranslate`, and asks for work only through the signals it declares,
-which the main window wires to the session.  Panels never call torch on the GUI thread
-for anything heavier than indexing.
+A panel is a thin view: it receives a finished
+:class:`~attention_lab.core.analysis_state.AnalysisState` (plain tensors and dataclasses
+computed on the worker) in :meth:`show_state`, re-labels itself in :meth:`retranslate`,
+and asks for work only through the signals it declares (its intents), which
+:func:`attention_lab.ui.wiring.connect_panel` connects to the session's methods, and the
+session's results to the panel's ``show_…`` slots.  Panels never submit work themselves
+and never call torch on the GUI thread for anything heavier than indexing.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QMetaMethod, Slot
 from PySide6.QtWidgets import QWidget
 
 from attention_lab.ui.i18n import translator
+from attention_lab.ui.panels.ids import PanelId
 
 
 class Panel(QWidget):
+    """The interface every panel honours (tests/ui/test_panel_protocol.py checks each one):
+    :meth:`show_state`, :meth:`has_data`, :meth:`retranslate`, :meth:`shutdown`,
+    :meth:`session_ready`; and two optional abilities, answered by :attr:`exports_plot` /
+    :attr:`exports_table`: :meth:`plot_for_export` and :meth:`table_for_export`."""
+
     #: stable objectName of the dock (saved layouts depend on it: never rename)
-    panel_id: str = "panel"
+    panel_id: PanelId
     #: i18n key of the dock title
     title_key: str = ""
 
@@ -41,3 +49,31 @@ class Panel(QWidget):
     def has_data(self) -> bool:
         """True once the panel shows a real result (the smoke test checks every panel)."""
         raise NotImplementedError
+
+    def shutdown(self) -> None:
+        """The window is closing: results on their way are not drawn, running work is cancelled."""
+
+    def plot_for_export(self):
+        """The plot File › Export writes as PNG/SVG (a pyqtgraph item or view), or None."""
+        return None
+
+    def table_for_export(self):
+        """(header, rows) File › Export writes as CSV, or None."""
+        return None
+
+    @property
+    def exports_plot(self) -> bool:
+        return type(self).plot_for_export is not Panel.plot_for_export
+
+    @property
+    def exports_table(self) -> bool:
+        return type(self).table_for_export is not Panel.table_for_export
+
+    def session_ready(self) -> None:
+        """Called once the session listens to this panel's intents (panels that ask for work
+        ask now for what they are showing)."""
+
+    def is_served(self, intent) -> bool:
+        """Whether anything listens to the ``intent`` signal (a panel alone, in a test, has
+        nobody to ask: it says so instead of waiting forever)."""
+        return self.isSignalConnected(QMetaMethod.fromSignal(intent))

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import (
     HeatImage,
     colormap,
@@ -40,7 +41,7 @@ from attention_lab.ui.panels.heatmap_kit import (
 )
 from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis
-from attention_lab.ui.pooling import pool_factor, pooled_for
+from attention_lab.core.pooling import pool_factor, pooled_for
 
 register(
     {
@@ -116,6 +117,8 @@ register(
 
 METRICS = ("mean_distance", "entropy", "sink_mass", "previous_token", "current_token")
 CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many tokens
+ONE_MODE, SIDE_BY_SIDE = "mode", "side_by_side"
+VIEWS = (ONE_MODE, SIDE_BY_SIDE)  # the enlarged head's views, in the combo box's order
 
 
 def _configure_map(plot: pg.PlotItem) -> None:
@@ -143,7 +146,7 @@ def _fmt_weight(value: float) -> str:
 
 
 class HeadGridPanel(Panel):
-    panel_id = "panel.head_grid"
+    panel_id = PanelId.HEAD_GRID
     title_key = "head_grid.title"
 
     layer_requested = Signal(int)
@@ -211,8 +214,8 @@ class HeadGridPanel(Panel):
         self.view_label = QLabel(head_page)
         self.view_combo = QComboBox(head_page)
         self.view_combo.setObjectName("head_grid.view")
-        self.view_combo.addItems(["", ""])
-        self.view_combo.setCurrentIndex(1)  # side by side is what lab step 2 shows
+        self.view_combo.addItems(["" for _view in VIEWS])
+        self.view_combo.setCurrentIndex(VIEWS.index(SIDE_BY_SIDE))  # what lab step 2 shows
         self.view_combo.currentIndexChanged.connect(lambda _i: self._render_head())
         self.back = QPushButton(head_page)
         self.back.clicked.connect(lambda: self.tabs.setCurrentIndex(0))
@@ -340,6 +343,10 @@ class HeadGridPanel(Panel):
             button.blockSignals(False)
         self._retitle()
         self._render_all()
+
+    def set_view(self, view: str) -> None:
+        """The enlarged head's view: :data:`ONE_MODE` or :data:`SIDE_BY_SIDE` (the tour's step 2)."""
+        self.view_combo.setCurrentIndex(VIEWS.index(view))
 
     def show_head(self, layer: int, head: int) -> None:
         """Open ``head`` of ``layer`` enlarged (the layer may still be computing)."""
@@ -498,7 +505,7 @@ class HeadGridPanel(Panel):
         self._stale.discard(1)
         h = min(self.head, state.attention_causal.shape[0] - 1)
         n = state.n_tokens
-        if self.view_combo.currentIndex() == 1:
+        if VIEWS[self.view_combo.currentIndex()] == SIDE_BY_SIDE:
             panels = [(True, state.attention_causal[h]), (False, state.attention_bidirectional[h])]
         else:
             panels = [(state.causal, (state.attention_causal if state.causal else state.attention_bidirectional)[h])]

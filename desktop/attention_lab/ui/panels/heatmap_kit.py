@@ -37,7 +37,7 @@ class HeatImage(pg.ImageItem):
         self.cells: tuple[int, int] | None = None
 
     def set_pooled(self, data: np.ndarray, pool: int, cells: int, **options) -> None:
-        """Show ``data`` (made by :func:`attention_lab.ui.pooling.max_pool`) for a ``cells`` ×
+        """Show ``data`` (made by :func:`attention_lab.core.pooling.max_pool`) for a ``cells`` ×
         ``cells`` map whose cells are one unit wide: each pixel covers ``pool`` × ``pool`` of them."""
         self.pool, self.cells = pool, (cells, cells)
         self.setImage(data, **options)

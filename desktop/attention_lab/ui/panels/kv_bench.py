@@ -15,7 +15,6 @@ on (layer 0's K and V see only the token and its position).
 from __future__ import annotations
 
 import html
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,12 +36,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core.jobs import KV_BENCH, KV_STABILITY, text_key
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import (
     TextPool,
-    JobPort,
-    describe_error,
     explanation_label,
     fmt_bytes,
     fmt_number,
@@ -51,8 +50,6 @@ from attention_lab.ui.panels.panel_kit import (
 from attention_lab.ui.panels.heatmap_kit import fit_token_ticks
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_ticks, set_title, set_view_range, show_grid
 
-BENCH_KIND = "kvbench"
-STABILITY_KIND = "kvstability"
 LIVE_REDRAW_MS = 100
 DEFAULT_NEW_TOKENS = 50
 CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells per map
@@ -197,29 +194,6 @@ register(
 )
 
 
-# ---------------------------------------------------------------------------- worker side
-def run_benchmark(lens, ids: list[int], new_tokens: int, repetitions: int, cancel=None, progress=None):
-    """Drain core.kvbench.kv_benchmark on the worker, forwarding each KVStep as progress."""
-    from attention_lab.core.kvbench import BenchmarkCancelled, KVResult, kv_benchmark
-    from attention_lab.ui.worker import JobCancelled
-
-    try:
-        for item in kv_benchmark(lens, ids, new_tokens, cancel=cancel, repetitions=repetitions):
-            if isinstance(item, KVResult):
-                return item
-            if progress is not None:
-                progress(item)
-    except BenchmarkCancelled:
-        raise JobCancelled() from None
-    raise JobCancelled()  # the generator ended without a result: only cancellation does that
-
-
-def measure_kv_stability(lens, ids: list[int], cancel: threading.Event | None = None):
-    from attention_lab.core.analysis import kv_stability
-
-    return kv_stability(lens, ids)
-
-
 # ---------------------------------------------------------------------------- the panel
 @dataclass(frozen=True)
 class BenchPrompt:
@@ -234,7 +208,7 @@ class BenchPrompt:
 
 
 class KVBenchPanel(Panel):
-    panel_id = "panel.kvbench"
+    panel_id = PanelId.KVBENCH
     title_key = "kvbench.title"
 
     error_raised = Signal(str, str)
@@ -243,10 +217,13 @@ class KVBenchPanel(Panel):
     benchmark_cancelled = Signal()
     benchmark_step = Signal(object)  # KVStep, after the panel drew it
     stability_ready = Signal(object)  # KVStability
+    # intents (Session.run_kv_benchmark, cancel_kv_benchmark, measure_kv_stability)
+    benchmark_wanted = Signal(object, int, int)  # AnalysisState, new tokens, repetitions
+    benchmark_cancel_wanted = Signal()
+    stability_wanted = Signal(object)  # AnalysisState
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.jobs = JobPort()
         self._state = None
         self._result = None  # KVResult of the last finished run
         self._result_info: dict | None = None  # model name / prompt of that run
@@ -400,14 +377,15 @@ class KVBenchPanel(Panel):
         tab.showEvent = self._stability_tab_shown  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ wiring
-    def set_worker(self, worker) -> None:
-        self.jobs.worker = worker
+    def session_ready(self) -> None:
         self._update_controls()
         self._request_stability()
 
     def shutdown(self) -> None:
-        self.jobs.cancel_all()
+        if self._running:
+            self.benchmark_cancel_wanted.emit()
         self._running = False
+        self._stability_pending = None
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
@@ -466,7 +444,7 @@ class KVBenchPanel(Panel):
         state = self._state
         if state is None or self._running:
             return False
-        if self.jobs.worker is None:
+        if not self.is_served(self.benchmark_wanted):
             self._set_message("kvbench.no_worker")
             return False
         cfg = state.model.lens.config
@@ -484,27 +462,24 @@ class KVBenchPanel(Panel):
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
         self._draw_live()
-        self.jobs.submit(
-            BENCH_KIND,
-            run_benchmark,
-            state.model.lens,
-            list(state.ids),
-            new_tokens,
-            reps,
-            on_result=self._on_bench_result,
-            on_error=self._on_bench_error,
-            on_progress=self._on_bench_step,
-            on_cancelled=self._on_bench_cancelled,
-        )
+        self.benchmark_wanted.emit(state, new_tokens, reps)
         self._set_message(None)
         self._update_controls()
         return True
 
     def cancel_benchmark(self) -> None:
         if self._running:
-            self.jobs.cancel(BENCH_KIND)
+            self.benchmark_cancel_wanted.emit()
 
-    def _on_bench_step(self, step) -> None:
+    def show_benchmark(self) -> None:
+        """Bring the benchmark's tab forward (the tour's step 5)."""
+        self.tabs.setCurrentWidget(self.bench_tab)
+
+    def new_token_count(self) -> int:
+        """How many tokens a run will generate (the spin box's value)."""
+        return self.new_tokens.value()
+
+    def show_benchmark_step(self, step) -> None:
         if not self._running:
             return
         if step.repetition != self._live_rep:
@@ -543,8 +518,11 @@ class KVBenchPanel(Panel):
         self.plot.getPlotItem().setYRange(0, max(top * 1.08, 1e-3), padding=0)
         self._fill_generated(self._live_text_ids)
 
-    def _on_bench_result(self, result) -> None:
-        self.jobs.done(BENCH_KIND)
+    def show_benchmark_result(self, run) -> None:
+        """``run``: the session's KVRun (the result and the text it ran on)."""
+        if not self._running:
+            return
+        result = run.result
         self._running = False
         self._result = result
         self._result_info = dict(model=self._bench.name, n=len(self._bench.ids), reps=result.repetitions)
@@ -562,16 +540,19 @@ class KVBenchPanel(Panel):
         )
         self.benchmark_finished.emit(result)
 
-    def _on_bench_error(self, *err) -> None:
-        self.jobs.done(BENCH_KIND)
+    def show_job_failure(self, kind: str, key: tuple, message: str, details: str) -> None:
+        if kind == KV_STABILITY:
+            self._show_stability_failure(key, message, details)
+        if kind != KV_BENCH or not self._running:
+            return
         self._running = False
-        message, details = describe_error(*err)
         self._set_message("kvbench.failed", message=message)
         self._update_controls()
         self.error_raised.emit(tr("kvbench.failed", message=message), details)
 
-    def _on_bench_cancelled(self) -> None:
-        self.jobs.done(BENCH_KIND)
+    def show_benchmark_cancelled(self) -> None:
+        if not self._running:
+            return
         self._running = False
         self.progress.setValue(0)
         self.progress.setFormat("%p%")
@@ -580,7 +561,7 @@ class KVBenchPanel(Panel):
         self.benchmark_cancelled.emit()
 
     def _update_controls(self) -> None:
-        can_run = self._state is not None and not self._running and self.jobs.worker is not None
+        can_run = self._state is not None and not self._running and self.is_served(self.benchmark_wanted)
         self.run_button.setEnabled(can_run)
         self.cancel_button.setEnabled(self._running)
         self.new_tokens.setEnabled(not self._running)
@@ -678,21 +659,16 @@ class KVBenchPanel(Panel):
 
     def stability(self):
         """The KVStability for the current state (None while computing or stale)."""
-        if self._state is None or self._stability_key != self._key(self._state):
+        if self._state is None or self._stability_key != text_key(self._state):
             return None
         return self._stability
-
-    @staticmethod
-    def _key(state) -> tuple:
-        model = state.model  # id() alone could be reused by a later model
-        return (id(model), model.spec, model.n_params, tuple(state.ids))
 
     def _request_stability(self) -> None:
         """Compute K/V stability for the current text when its tab is on screen (cheap: 4 passes)."""
         state = self._state
-        if state is None or self.jobs.worker is None or not self.stability_tab.isVisible():
+        if state is None or not self.is_served(self.stability_wanted) or not self.stability_tab.isVisible():
             return
-        key = self._key(state)
+        key = text_key(state)
         if self._stability_key == key or self._stability_pending == key:
             return
         if state.n_tokens >= state.model.lens.config.n_positions:
@@ -701,18 +677,10 @@ class KVBenchPanel(Panel):
             return
         self._stability_pending = key
         self._stability_error = None
-        self.jobs.submit(
-            STABILITY_KIND,
-            measure_kv_stability,
-            state.model.lens,
-            list(state.ids),
-            on_result=lambda res, k=key: self._on_stability(k, res),
-            on_error=lambda *err, k=key: self._on_stability_error(k, *err),
-        )
+        self.stability_wanted.emit(state)
         self._fill_stability()
 
-    def _on_stability(self, key: tuple, result) -> None:
-        self.jobs.done(STABILITY_KIND)
+    def show_kv_stability(self, key: tuple, result) -> None:
         if key != self._stability_pending:
             return
         self._stability_pending = None
@@ -721,12 +689,10 @@ class KVBenchPanel(Panel):
         self._fill_stability()
         self.stability_ready.emit(result)
 
-    def _on_stability_error(self, key: tuple, *err) -> None:
-        self.jobs.done(STABILITY_KIND)
+    def _show_stability_failure(self, key: tuple, message: str, details: str) -> None:
         if key != self._stability_pending:
             return
         self._stability_pending = None
-        message, details = describe_error(*err)
         self._stability_error = message
         self._fill_stability()
         self.error_raised.emit(tr("kvstab.failed", message=message), details)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import HeatImage, fit_token_ticks, hatch_overlay, overlay_item
 from attention_lab.ui.panels.panel_kit import TextPool, explanation_label
 from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks, set_view_range, show_grid
@@ -105,7 +106,7 @@ def fmt_change(value: float) -> str:
 
 
 class LeakagePanel(Panel):
-    panel_id = "panel.leakage"
+    panel_id = PanelId.LEAKAGE
     title_key = "leakage.title"
 
     position_requested = Signal(int)

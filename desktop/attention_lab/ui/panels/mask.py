@@ -8,14 +8,13 @@ future still gets, and the leakage of the edited token into earlier positions.
 
 The numbers come from :func:`attention_lab.core.analysis.mask_mode_report` plus one
 batched forward per mode for the per-row / per-position detail, computed on the worker
-(only while the panel is visible; a hidden panel computes when it is shown).
+(only while the panel is visible; a hidden panel asks when it is shown): the panel emits
+:attr:`MaskPanel.modes_wanted`, the session measures, :meth:`MaskPanel.show_mask_modes` draws.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
-from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -36,13 +35,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core.jobs import MASK_MODES, MaskModes, ModeDetail, edit_key
 from attention_lab.core.lens import MaskMode, future_mask
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import (
     TextPool,
-    JobPort,
-    describe_error,
     explanation_label,
     fmt_number,
     make_plot,
@@ -52,7 +51,6 @@ from attention_lab.ui.panels.panel_kit import (
 )
 from attention_lab.ui.panels.plot_setters import set_title, set_view_range, show_grid
 
-MODES_KIND = "mask.modes"
 ASCII_LIMIT = 48  # the print gets unreadable beyond this many tokens; the grid shows them all
 CELL_TEXT_LIMIT = 16  # "0" / "−∞" written in the grid's cells up to this many tokens
 
@@ -162,50 +160,6 @@ register(
 MODES = [m.value for m in MaskMode]
 
 
-@dataclass
-class ModeDetail:
-    """One mask mode on the current text: the report row plus what the plots draw."""
-
-    row: object  # core.analysis.MaskModeRow
-    row_sums: np.ndarray  # [H, n]: Σⱼ A[i, j] of every head and query row of the layer
-    leak: np.ndarray  # [n]: relative change of the final state at every position
-
-
-@dataclass
-class MaskModesResult:
-    key: tuple
-    layer: int
-    position: int
-    replacement_id: int
-    details: dict[str, ModeDetail]
-
-
-def measure_mask_modes(
-    lens, ids: list[int], layer: int, position: int, replacement_id: int, cancel: threading.Event | None = None
-) -> dict[str, ModeDetail]:
-    """Worker side: for each mode its report row, the per-row sums and per-position leak,
-    from one batched forward of [original, edited] per mode (core.analysis.mask_mode_passes);
-    the cancel flag is checked between modes."""
-    from attention_lab.core.analysis import mask_mode_passes
-    from attention_lab.ui.worker import JobCancelled
-
-    def stop() -> bool:
-        return cancel is not None and cancel.is_set()
-
-    details: dict[str, ModeDetail] = {}
-    for row, attn, leak in mask_mode_passes(lens, ids, layer, position, replacement_id, should_stop=stop):
-        details[row.mode] = ModeDetail(row, attn.sum(-1).double().numpy(), leak.double().numpy())
-    if stop():
-        raise JobCancelled()
-    return details
-
-
-def _state_key(state) -> tuple:
-    # id() alone could be reused by the next model once the old one is freed: add what names it
-    model = state.model
-    return (id(model), model.spec, model.n_params, tuple(state.ids), state.layer, state.position, state.replacement_id)
-
-
 @functools.lru_cache(maxsize=2)
 def _mask_picture(n: int) -> np.ndarray:
     """RGBA: allowed cells light, the future dark (the triangle the chapter draws); made
@@ -218,17 +172,17 @@ def _mask_picture(n: int) -> np.ndarray:
 
 
 class MaskPanel(Panel):
-    panel_id = "panel.mask"
+    panel_id = PanelId.MASK
     title_key = "mask.title"
 
     error_raised = Signal(str, str)
     modes_ready = Signal()  # the mode table holds numbers for the current state
+    modes_wanted = Signal(object)  # AnalysisState: measure its five mask modes (Session.measure_mask_modes)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.jobs = JobPort()
         self._state = None
-        self._result: MaskModesResult | None = None
+        self._result: MaskModes | None = None
         self._pending_key: tuple | None = None
         self._error: str | None = None
 
@@ -332,12 +286,11 @@ class MaskPanel(Panel):
         self.retranslate()
 
     # ------------------------------------------------------------------ wiring
-    def set_worker(self, worker) -> None:
-        self.jobs.worker = worker
+    def session_ready(self) -> None:
         self._request_modes()
 
     def shutdown(self) -> None:
-        self.jobs.cancel_all()
+        self._pending_key = None  # a measurement still on its way is not drawn
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
@@ -439,48 +392,36 @@ class MaskPanel(Panel):
     # ------------------------------------------------------------------ the modes (worker)
     def _request_modes(self) -> None:
         state = self._state
-        if state is None or self.jobs.worker is None or not self.isVisible():
+        if state is None or not self.is_served(self.modes_wanted) or not self.isVisible():
             return
-        key = _state_key(state)
+        key = edit_key(state)
         if (self._result is not None and self._result.key == key) or self._pending_key == key:
             return
         self._pending_key = key
         self._error = None
-        self.jobs.submit(
-            MODES_KIND,
-            measure_mask_modes,
-            state.model.lens,
-            list(state.ids),
-            state.layer,
-            state.position,
-            state.replacement_id,
-            on_result=lambda details, k=key, s=state: self._on_modes(k, s, details),
-            on_error=lambda *err, k=key: self._on_modes_error(k, *err),
-        )
+        self.modes_wanted.emit(state)
         self._fill_why()
 
-    def _on_modes(self, key: tuple, state, details: dict) -> None:
-        self.jobs.done(MODES_KIND)
-        if key != self._pending_key:
+    def show_mask_modes(self, result: MaskModes) -> None:
+        """The session's measurement; dropped unless it is for the state asked about last."""
+        if result.key != self._pending_key:
             return
         self._pending_key = None
-        self._result = MaskModesResult(key, state.layer, state.position, state.replacement_id, details)
+        self._result = result
         self._fill_why()
         self.modes_ready.emit()
 
-    def _on_modes_error(self, key: tuple, *err) -> None:
-        self.jobs.done(MODES_KIND)
-        if key != self._pending_key:
+    def show_job_failure(self, kind: str, key: tuple, message: str, details: str) -> None:
+        if kind != MASK_MODES or key != self._pending_key:
             return
         self._pending_key = None
-        message, details = describe_error(*err)
         self._error = message
         self._fill_why()
         self.error_raised.emit(tr("mask.failed", message=message), details)
 
     def mode_details(self) -> dict[str, ModeDetail] | None:
         """The measured modes for the current state (None while computing or stale)."""
-        if self._result is None or self._state is None or self._result.key != _state_key(self._state):
+        if self._result is None or self._state is None or self._result.key != edit_key(self._state):
             return None
         return self._result.details
 

@@ -1,8 +1,5 @@
 """Small pieces the mask, portrait, KV-cache and shapes panels share.
 
-* :class:`JobPort`: how a panel hands long work to the inference worker.  The runner is
-  injected (``set_worker``), so a panel can be tested with a synchronous fake and wired
-  to the real :mod:`attention_lab.ui.worker` by the main window.
 * heatmap helpers: a pyqtgraph plot with token-labelled axes, rows = query
   ("destination", the token that looks), columns = key ("source", the token looked at).
 * :func:`explanation_label`: the chapter-style paragraph every panel opens with.
@@ -10,8 +7,7 @@
 
 from __future__ import annotations
 
-import traceback
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -21,75 +17,6 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from attention_lab.ui.panels.heatmap_kit import fit_token_ticks  # the head grid's: as many labels as fit
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_view_range
-
-# ---------------------------------------------------------------------------- jobs
-
-
-class JobPort:
-    """The panel's side of the worker: submit one job per kind, cancel it, forget it.
-
-    ``worker`` is anything with ``submit(kind, fn, *args, on_result=, on_error=,
-    on_progress=) -> job`` where ``job.cancel()`` stops it; the real worker runs ``fn``
-    on its thread with ``cancel`` (threading.Event) and ``progress`` keywords and
-    delivers the callbacks on the GUI thread.  With no worker set, nothing runs and
-    :meth:`submit` returns ``None`` (the panel says "no worker").
-    """
-
-    def __init__(self) -> None:
-        self.worker: Any = None
-        self._jobs: dict[str, Any] = {}
-
-    def submit(
-        self,
-        kind: str,
-        fn: Callable,
-        *args: Any,
-        on_result: Callable[[Any], None],
-        on_error: Callable[..., None],
-        on_progress: Callable[[Any], None] | None = None,
-        on_cancelled: Callable[[], None] | None = None,
-    ) -> Any:
-        if self.worker is None:
-            return None
-        extra = {"on_cancelled": on_cancelled} if on_cancelled is not None else {}
-        job = self.worker.submit(kind, fn, *args, on_result=on_result, on_error=on_error, on_progress=on_progress, **extra)
-        self._jobs[kind] = job
-        return job
-
-    def cancel(self, kind: str) -> None:
-        job = self._jobs.pop(kind, None)
-        if job is not None:
-            job.cancel()
-
-    def cancel_all(self) -> None:
-        for kind in list(self._jobs):
-            self.cancel(kind)
-
-    def done(self, kind: str) -> None:
-        self._jobs.pop(kind, None)
-
-    def running(self, kind: str) -> bool:
-        job = self._jobs.get(kind)
-        return job is not None and not getattr(job, "done", False)
-
-
-def describe_error(*err: Any) -> tuple[str, str]:
-    """(one-line message, details) from whatever the worker passes to ``on_error``.
-
-    Accepts an exception, ``(message, details)`` strings, or an object with
-    ``message``/``details`` attributes, so the panels don't depend on the exact shape.
-    """
-    if len(err) == 1 and isinstance(err[0], BaseException):
-        exc = err[0]
-        details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        return (str(exc) or type(exc).__name__), details
-    if len(err) == 1 and hasattr(err[0], "message"):
-        return str(err[0].message), str(getattr(err[0], "details", err[0].message))
-    parts = [str(e) for e in err]
-    if not parts:
-        return "error", ""
-    return parts[0].strip().splitlines()[0] if parts[0].strip() else "error", "\n".join(parts)
-
 
 # ---------------------------------------------------------------------------- labels
 

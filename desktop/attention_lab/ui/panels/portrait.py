@@ -11,7 +11,6 @@ computed once per model on the worker and cached.
 from __future__ import annotations
 
 import dataclasses
-import threading
 
 import pyqtgraph as pg
 import torch
@@ -33,17 +32,15 @@ from PySide6.QtWidgets import (
 
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.ids import PanelId
+from attention_lab.core.jobs import INDUCTION, InductionScores, model_serial
 from attention_lab.ui.panels.panel_kit import (
-    JobPort,
     TextPool,
-    describe_error,
     explanation_label,
     make_plot,
     role_colour,
 )
 from attention_lab.ui.panels.plot_setters import show_grid
-
-INDUCTION_KIND = "portrait.induction"
 
 register(
     {
@@ -149,27 +146,19 @@ class _SortItem(QTableWidgetItem):
             return str(a) < str(b)
 
 
-def _induction_job(lens, bos_id: int | None, cancel: threading.Event | None = None):
-    """Worker side: the model's induction scores ``[L, H]``, on a repeated random sequence."""
-    from attention_lab.core.analysis import induction_scores_on_repeats
-
-    scores, _ids = induction_scores_on_repeats(lens, bos_id=bos_id)
-    return scores.to(torch.float32)
-
-
 class PortraitPanel(Panel):
-    panel_id = "panel.portrait"
+    panel_id = PanelId.PORTRAIT
     title_key = "portrait.title"
 
     head_selected = Signal(int, int)  # (layer, head)
     error_raised = Signal(str, str)
+    induction_wanted = Signal(object)  # LoadedModel: measure its induction scores (Session.measure_induction)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.jobs = JobPort()
         self._state = None
         self._stats: list = []
-        self._induction_model = None  # the model whose scores are cached (compared by identity)
+        self._induction_serial: int | None = None  # the model whose scores are cached or asked for
         self._induction: torch.Tensor | None = None  # [L, H]
         self._induction_error: str | None = None
         self._selected: int | None = None
@@ -257,13 +246,13 @@ class PortraitPanel(Panel):
         self.retranslate()
 
     # ------------------------------------------------------------------ wiring
-    def set_worker(self, worker) -> None:
-        self.jobs.worker = worker
+    def session_ready(self) -> None:
         if self._state is not None:
             self._ensure_induction()
 
     def shutdown(self) -> None:
-        self.jobs.cancel_all()
+        if self._induction is None:
+            self._induction_serial = None  # scores still on their way are not drawn
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
@@ -331,32 +320,25 @@ class PortraitPanel(Panel):
     # ------------------------------------------------------------------ induction (worker, once per model)
     def _ensure_induction(self) -> None:
         model = self._state.model
-        if self._induction_model is model or self.jobs.worker is None:
-            return  # cached, or asked for when set_worker() brings the worker
-        self._induction_model = model
+        serial = model_serial(model)
+        if self._induction_serial == serial or not self.is_served(self.induction_wanted):
+            return  # cached or asked for, or asked for when the session is connected
+        self._induction_serial = serial
         self._induction = None
         self._induction_error = None
-        self.jobs.submit(
-            INDUCTION_KIND,
-            _induction_job,
-            model.lens,
-            getattr(model.tokenizer, "eos_id", None),  # GPT-2 uses <|endoftext|> as its BOS
-            on_result=lambda scores, m=model: self._on_induction(m, scores),
-            on_error=self._on_induction_error,
-        )
+        self.induction_wanted.emit(model)
 
-    def _on_induction(self, model, scores: torch.Tensor) -> None:
-        self.jobs.done(INDUCTION_KIND)
-        if model is not self._induction_model:
+    def show_induction(self, result: InductionScores) -> None:
+        if result.model_serial != self._induction_serial:
             return
-        self._induction = scores
+        self._induction = result.scores
         self._fill()
 
-    def _on_induction_error(self, *err) -> None:
-        self.jobs.done(INDUCTION_KIND)
-        message, details = describe_error(*err)
+    def show_job_failure(self, kind: str, serial: int, message: str, details: str) -> None:
+        if kind != INDUCTION or serial != self._induction_serial:
+            return
         self._induction_error = message
-        self._induction_model = None  # try again with the next state
+        self._induction_serial = None  # try again with the next state
         self._fill()
         self.error_raised.emit(tr("portrait.induction.failed", message=message), details)
 

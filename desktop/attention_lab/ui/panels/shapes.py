@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font
 
 register(
@@ -153,7 +154,7 @@ def format_shape(shape: tuple[int, ...]) -> str:
 
 
 class ShapesPanel(Panel):
-    panel_id = "panel.shapes"
+    panel_id = PanelId.SHAPES
     title_key = "shapes.title"
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -332,8 +333,6 @@ class ShapesPanel(Panel):
             rows.append([label, f"({cost.heads}, {cost.head_dim})", f"attention parameters per layer: {cost.per_layer}"])
         return header, rows
 
-    def plot_for_export(self):
-        return None  # tables only: File > Export > CSV
 
     def cost_numbers(self) -> tuple[HeadCost, HeadCost, HeadCost] | None:
         """The three costs shown (for the tour and the tests), or None before a state."""

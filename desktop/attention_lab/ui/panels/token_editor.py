@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.ui.i18n import register, tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font
 
 register(
@@ -285,7 +286,7 @@ class ChipView(QWidget):
 
 
 class TokenEditorPanel(Panel):
-    panel_id = "panel.token_editor"
+    panel_id = PanelId.TOKEN_EDITOR
     title_key = "token_editor.title"
 
     text_changed = Signal(str)

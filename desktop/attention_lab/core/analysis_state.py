@@ -1,7 +1,7 @@
 """The finished result of one analysis, handed from the worker to every panel.
 
 Plain data only (tensors, lists, core dataclasses): it is built on the worker thread by
-the session and read on the GUI thread by the panels, never mutated after it is built.
+core.pipeline.compute_analysis and read on the GUI thread by the panels, never mutated after it is built.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class AnalysisState:
     top_probs: torch.Tensor  # [n, k]
     seconds: float  # wall time of the computation
     # {causal?: (pool, [H, m, m])}: the shown layer's maps max-pooled for the head grid, made
-    # on the worker when they are wider than ui.pooling.PREVIEW_PIXELS (else empty)
+    # on the worker when they are wider than core.pooling.PREVIEW_PIXELS (else empty)
     grid_previews: dict = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
 

@@ -1,4 +1,4 @@
-"""The analysis the panels show (``ui.compute.compute_analysis``) takes the fast edit path
+"""The analysis the panels show (``core.pipeline.compute_analysis``) takes the fast edit path
 (core.fast_paths) and drops the attention maps nobody shows: its numbers must still be the
 plain computation's -- core.analysis.leakage, full lens passes, every layer's portrait."""
 
@@ -9,7 +9,7 @@ import torch
 
 from attention_lab.core.analysis import head_portrait, leakage
 from attention_lab.core.models import load_model
-from attention_lab.ui.compute import AnalysisRequest, compute_analysis
+from attention_lab.core.pipeline import AnalysisRequest, compute_analysis
 
 TEXT = "The big dog bit the mailman yesterday while the cat slept on the warm mat"
 

@@ -1,4 +1,4 @@
-"""Max-pooled attention maps for views smaller than the map (no Qt: the worker uses it too).
+"""Max-pooled attention maps for views smaller than the map (the worker's previews, the grid's pixels).
 
 A 1024-token map has a million cells; a head of the grid gets ~130 × 130 pixels.  Painting
 all of them cost 60 ms of GUI time per repaint for twelve heads, and pooling them there

@@ -1,10 +1,11 @@
-"""The analysis the panels show, computed on the worker thread (no Qt in here).
+"""The analysis the panels show: the app computes it on its worker thread; ``bench`` and the
+tests call the same function.
 
 :func:`compute_analysis` turns one :class:`AnalysisRequest` (text, layer, edited position…)
-into an :class:`~attention_lab.ui.state.AnalysisState`: tokens, attentions of the shown
+into an :class:`~attention_lab.core.analysis_state.AnalysisState`: tokens, attentions of the shown
 layer with and without the mask, the leakage diff, the head portraits of every layer, the
 shape table and the model's top-k predictions.  It checks the cancel event between steps
-so a superseded request stops early.
+so a superseded request stops early (:class:`~attention_lab.core.jobs.Cancelled`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from dataclasses import dataclass
 
 import torch
 
+from attention_lab.core.analysis_state import AnalysisState
+from attention_lab.core.jobs import raise_if_cancelled
 from attention_lab.core.lens import ShapeRow
-from attention_lab.ui.pooling import previews
-from attention_lab.ui.state import AnalysisState
-from attention_lab.ui.worker import JobCancelled
+from attention_lab.core.pooling import previews
 
 TOP_K = 10
 # Above this many tokens the vocabulary projection (n × d × 50257) is done only for the
@@ -87,13 +88,14 @@ def default_replacement(ids: list[int], position: int, top_ids: torch.Tensor, vo
     return (ids[position] + 1) % vocab_size  # predictions not computed there: any other token
 
 
-def compute_analysis(model, request: AnalysisRequest, cancel: threading.Event | None = None) -> AnalysisState:
+def compute_analysis(
+    model, request: AnalysisRequest, cancel: threading.Event | None = None, progress=None
+) -> AnalysisState:
     from attention_lab.core.analysis import head_portrait
     from attention_lab.core.fast_paths import EditBase, edit_update
 
     def check() -> None:
-        if cancel is not None and cancel.is_set():
-            raise JobCancelled()
+        raise_if_cancelled(cancel)
 
     start = time.perf_counter()
     lens, tok = model.lens, model.tokenizer

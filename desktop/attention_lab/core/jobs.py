@@ -1,0 +1,182 @@
+"""Every kind of work the app hands its worker thread, with the one cancel/progress protocol.
+
+The protocol (the worker in ``ui/worker.py`` is its only caller in the app; ``lab``,
+``bench`` and the tests call the same functions directly):
+
+* a job function takes its inputs positionally plus two keywords, always passed:
+  ``cancel`` — a :class:`threading.Event` (or ``None``: never cancelled) — and
+  ``progress`` — a callable taking one payload (or ``None``: nobody listens);
+* it stops early by raising :class:`Cancelled` (or a subclass: ``BenchmarkCancelled``,
+  ``FactCancelled``, ``DownloadCancelled``) once ``cancel`` is set; a cancelled job has
+  no result.
+
+Results are plain data (tensors, numpy arrays, core dataclasses): they cross to the GUI
+thread and are never mutated there.  Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+Progress = Callable[[Any], None]
+
+# the kinds of job (latest wins within a kind)
+ANALYSIS, MODEL, DOWNLOAD = "analysis", "model", "download"
+MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induction", "kvbench", "kv-stability", "tour-fact"
+
+
+class Cancelled(Exception):
+    """A job noticed its cancel event and stopped (it has no result)."""
+
+
+def raise_if_cancelled(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled()
+
+
+def model_serial(model: Any) -> int:
+    """The loaded model's serial (``LoadedModel.serial``): unlike ``id()``, never reused by a
+    later model, so a result can't be mistaken for a newer model's."""
+    return int(getattr(model, "serial", 0))
+
+
+def text_key(state: Any) -> tuple:
+    """(model serial, token ids): what every result computed from a state's text depends on."""
+    return (model_serial(state.model), tuple(state.ids))
+
+
+def edit_key(state: Any) -> tuple:
+    """:func:`text_key` plus the shown layer and the leakage edit (position, replacement)."""
+    return text_key(state) + (state.layer, state.position, state.replacement_id)
+
+
+# ---------------------------------------------------------------------------- models
+def load_model_job(spec: str, *, cancel=None, progress=None):
+    from attention_lab.core.models import load_model
+
+    return load_model(spec)
+
+
+def load_and_analyse_job(spec: str, request, *, cancel=None, progress=None):
+    """(model, (request, its state) or None): at start-up the first analysis runs on the
+    worker right after the model, while the GUI thread is still building the panels (the
+    window would otherwise ask for it only once built: ~0.1 s of every launch)."""
+    from attention_lab.core.pipeline import compute_analysis
+
+    model = load_model_job(spec)
+    try:
+        state = compute_analysis(model, request, cancel=cancel)
+    except Cancelled:
+        raise
+    except Exception:  # e.g. an empty text: analysed again, and reported, the usual way
+        return model, None
+    return model, (request, state)
+
+
+DOWNLOAD_PROGRESS_EVERY_S = 0.1
+
+
+def download_job(repo_id: str, fetcher=None, *, cancel=None, progress=None):
+    """Download ``repo_id`` (an explicit user action); ``progress((done, total, file))`` at
+    most every :data:`DOWNLOAD_PROGRESS_EVERY_S`, on every new file and at the end."""
+    from attention_lab.core.models import download_model
+
+    last = [0.0, ""]
+
+    def report(done: int, total: int, name: str) -> None:
+        now = time.monotonic()
+        if name != last[1] or now - last[0] >= DOWNLOAD_PROGRESS_EVERY_S or (total and done >= total):
+            last[0], last[1] = now, name
+            if progress is not None:
+                progress((done, total, name))
+
+    return download_model(repo_id, fetcher=fetcher, progress=report, cancel=cancel)
+
+
+# ---------------------------------------------------------------------------- mask modes
+@dataclass
+class ModeDetail:
+    """One mask mode on the current text: the report row plus what the plots draw."""
+
+    row: object  # core.analysis.MaskModeRow
+    row_sums: np.ndarray  # [H, n]: Σⱼ A[i, j] of every head and query row of the layer
+    leak: np.ndarray  # [n]: relative change of the final state at every position
+
+
+@dataclass(frozen=True)
+class MaskModes:
+    """The five mask modes measured on one state (``key``: :func:`edit_key` of it)."""
+
+    key: tuple
+    layer: int
+    position: int
+    replacement_id: int
+    details: dict  # mode name -> ModeDetail
+
+
+def mask_modes_job(lens, ids: list[int], layer: int, position: int, replacement_id: int, *, cancel=None, progress=None):
+    """For each mode its report row, the per-row sums and per-position leak, from one batched
+    forward of [original, edited] per mode (core.analysis.mask_mode_passes); the cancel
+    flag is checked between modes."""
+    from attention_lab.core.analysis import mask_mode_passes
+
+    def stop() -> bool:
+        return cancel is not None and cancel.is_set()
+
+    details: dict[str, ModeDetail] = {}
+    for row, attn, leak in mask_mode_passes(lens, ids, layer, position, replacement_id, should_stop=stop):
+        details[row.mode] = ModeDetail(row, attn.sum(-1).double().numpy(), leak.double().numpy())
+    raise_if_cancelled(cancel)
+    return details
+
+
+# ---------------------------------------------------------------------------- head portrait
+@dataclass(frozen=True)
+class InductionScores:
+    model_serial: int
+    scores: Any  # torch.Tensor [L, H]
+
+
+def induction_job(lens, bos_id: int | None, *, cancel=None, progress=None):
+    """The model's induction scores ``[L, H]``, on a repeated random sequence."""
+    import torch
+
+    from attention_lab.core.analysis import induction_scores_on_repeats
+
+    scores, _ids = induction_scores_on_repeats(lens, bos_id=bos_id)
+    return scores.to(torch.float32)
+
+
+# ---------------------------------------------------------------------------- KV cache
+def kv_benchmark_job(lens, ids: list[int], new_tokens: int, repetitions: int, *, cancel=None, progress=None):
+    """Drain core.kvbench.kv_benchmark, forwarding each KVStep as progress; its
+    ``BenchmarkCancelled`` is a :class:`Cancelled`."""
+    from attention_lab.core.kvbench import KVResult, kv_benchmark
+
+    for item in kv_benchmark(lens, ids, new_tokens, cancel=cancel, repetitions=repetitions):
+        if isinstance(item, KVResult):
+            return item
+        if progress is not None:
+            progress(item)
+    raise Cancelled()  # the generator ended without a result: only cancellation does that
+
+
+def kv_stability_job(lens, ids: list[int], *, cancel=None, progress=None):
+    from attention_lab.core.analysis import kv_stability
+
+    return kv_stability(lens, ids)
+
+
+# ---------------------------------------------------------------------------- the tour
+def tour_fact_job(step, ctx, *, cancel=None, progress=None):
+    """core.tour.compute_fact, stopping when the job is cancelled or superseded."""
+    from attention_lab.core.tour import compute_fact
+
+    if cancel is not None:
+        ctx.cancel = cancel.is_set
+    return compute_fact(step, ctx)

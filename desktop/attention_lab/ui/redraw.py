@@ -1,0 +1,89 @@
+"""When each panel draws a new analysis: one panel per turn of the event loop, panels out of
+sight when they are shown.
+
+One panel per turn: the window keeps answering (typing, the mouse, repaints) between panels,
+so it waits for one panel's drawing at most, not for all seven in a row.  A newer state stops
+the older one's round.  Panels no one can see (a dock behind another tab, or closed) are
+drawn when their dock is shown: each edit cost them ~25 ms of the GUI thread and the mask
+panel four model passes.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from typing import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from attention_lab.ui.i18n import tr
+from attention_lab.ui.panels.base import Panel
+
+log = logging.getLogger(__name__)
+
+
+class RedrawScheduler(QObject):
+    """Draws states on the built panels (``panels``: id → Panel, shared with the window)."""
+
+    round_done = Signal(object)  # AnalysisState: every panel in sight shows it now
+
+    def __init__(
+        self,
+        panels: dict,
+        out_of_sight: Callable[[str], bool],
+        on_error: Callable[[str, str], None],
+        parent: QObject | None = None,
+    ):
+        super().__init__(parent)
+        self.panels = panels
+        self.out_of_sight = out_of_sight
+        self.on_error = on_error
+        self.last_state = None  # the state every panel in sight shows
+        self.showing = None  # the state whose panels are being drawn
+        self.stale: set[str] = set()  # panels out of sight, drawn when their dock is shown
+        self.stopped = False
+
+    def show(self, state) -> None:
+        """Start drawing ``state`` (a newer one stops the round of the previous)."""
+        self.showing = state
+        self.stale = {pid for pid in self.panels if self.out_of_sight(pid)}
+        self._next(state, [p for pid, p in self.panels.items() if pid not in self.stale])
+
+    def draw(self, panel: Panel, state) -> None:
+        panel.setEnabled(True)
+        try:
+            panel.show_state(state)
+        except Exception as exc:  # one broken view must not take the others down
+            log.exception("panel %s failed to show the state", panel.panel_id)
+            self.on_error(f"{tr(panel.title_key)}: {exc}", traceback.format_exc())
+
+    def panel_built(self, panel_id: str) -> None:
+        """A panel built after states arrived: it draws the newest one now if in sight, else when shown."""
+        if self.showing is None and self.last_state is None:
+            return
+        self.stale.add(panel_id)
+        if not self.out_of_sight(panel_id):
+            # in sight (its tab clicked, or asked for): draw once the dock has laid it out
+            QTimer.singleShot(0, self, lambda: self.catch_up(panel_id) if panel_id in self.stale else None)
+
+    def catch_up(self, panel_id: str) -> None:
+        """Draw a panel left for later with the newest state (the one being drawn, if any)."""
+        self.stale.discard(panel_id)
+        state = self.showing or self.last_state
+        if state is not None:
+            self.draw(self.panels[panel_id], state)
+
+    def catch_up_all(self) -> None:
+        for pid in list(self.stale):
+            self.catch_up(pid)
+
+    def _next(self, state, queue: list) -> None:
+        if self.showing is not state or self.stopped:
+            return  # superseded (or closing): the newer state's round shows every panel
+        if queue:
+            self.draw(queue.pop(0), state)
+        if queue:
+            QTimer.singleShot(1, self, lambda: self._next(state, queue))
+            return
+        self.last_state = state
+        self.round_done.emit(state)

@@ -1,0 +1,106 @@
+"""Which panel intent calls which session method, and which session result goes to which panel.
+
+The one place where views meet the session (the ndv pattern: views are setters and signals,
+the controller's wiring is a table).  Panels don't know the session and never submit work;
+the session doesn't know the panels.  Every connection goes to a bound method of the panel,
+so Qt drops it when the panel is destroyed.  Tests wire a session to
+``MagicMock(spec=…Panel)`` views with the same function.
+
+What only the window does (the status bar, error dialogs, opening a head in the grid,
+writing an applied edit back into the editor) arrives through :class:`WindowSlots`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.session import Session
+
+
+class WindowSlots(Protocol):
+    def apply_replacement(self) -> None: ...
+    def select_head(self, layer: int, head: int) -> None: ...
+    def show_status(self, message: str) -> None: ...
+    def show_error(self, message: str, details: str = "") -> None: ...
+
+
+def _token_editor(session: Session, panel, window: WindowSlots | None) -> None:  # panels.token_editor
+    panel.text_changed.connect(session.set_text)
+    panel.position_requested.connect(session.set_position)
+    panel.replacement_requested.connect(session.set_replacement)
+    panel.bos_toggled.connect(session.set_bos)
+    panel.set_word_resolver(session.replacement_from_word)
+    if window is not None:
+        panel.apply_requested.connect(window.apply_replacement)
+        panel.status_message.connect(window.show_status)
+
+
+def _head_grid(session: Session, panel, window: WindowSlots | None) -> None:  # panels.head_grid
+    panel.layer_requested.connect(session.set_layer)
+    panel.causal_requested.connect(session.set_causal)
+    if window is not None:
+        panel.head_selected.connect(window.select_head)
+        panel.status_message.connect(window.show_status)
+
+
+def _leakage(session: Session, panel, window: WindowSlots | None) -> None:  # panels.leakage
+    panel.position_requested.connect(session.set_position)
+    panel.replacement_requested.connect(session.set_replacement)
+    panel.set_word_resolver(session.replacement_from_word)
+    if window is not None:
+        panel.status_message.connect(window.show_status)
+
+
+def _mask(session: Session, panel, window: WindowSlots | None) -> None:  # panels.mask
+    panel.modes_wanted.connect(session.measure_mask_modes)
+    session.mask_modes_ready.connect(panel.show_mask_modes)
+    session.job_failed.connect(panel.show_job_failure)
+    if window is not None:
+        panel.error_raised.connect(window.show_error)
+
+
+def _portrait(session: Session, panel, window: WindowSlots | None) -> None:  # panels.portrait
+    panel.induction_wanted.connect(session.measure_induction)
+    session.induction_ready.connect(panel.show_induction)
+    session.job_failed.connect(panel.show_job_failure)
+    if window is not None:
+        panel.head_selected.connect(window.select_head)
+        panel.error_raised.connect(window.show_error)
+
+
+def _kv(session: Session, panel, window: WindowSlots | None) -> None:  # panels.kv_bench
+    panel.benchmark_wanted.connect(session.run_kv_benchmark)
+    panel.benchmark_cancel_wanted.connect(session.cancel_kv_benchmark)
+    panel.stability_wanted.connect(session.measure_kv_stability)
+    session.kv_bench_step.connect(panel.show_benchmark_step)
+    session.kv_bench_finished.connect(panel.show_benchmark_result)
+    session.kv_bench_cancelled.connect(panel.show_benchmark_cancelled)
+    session.kv_stability_ready.connect(panel.show_kv_stability)
+    session.job_failed.connect(panel.show_job_failure)
+    if window is not None:
+        panel.error_raised.connect(window.show_error)
+        panel.status_message.connect(window.show_status)
+
+
+def _shapes(session: Session, panel, window: WindowSlots | None) -> None:  # panels.shapes: shows, asks nothing
+    pass
+
+
+# by panel id, not by class: a panel's module is imported only when the panel is built
+WIRES: dict[PanelId, Callable[[Session, object, WindowSlots | None], None]] = {
+    PanelId.TOKEN_EDITOR: _token_editor,
+    PanelId.HEAD_GRID: _head_grid,
+    PanelId.LEAKAGE: _leakage,
+    PanelId.MASK: _mask,
+    PanelId.PORTRAIT: _portrait,
+    PanelId.KVBENCH: _kv,
+    PanelId.SHAPES: _shapes,
+}
+
+
+def connect_panel(session: Session, panel, window: WindowSlots | None = None) -> None:
+    """Connect ``panel``'s intents and result slots to ``session`` (and ``window``), then tell
+    it it is served."""
+    WIRES[PanelId(panel.panel_id)](session, panel, window)
+    panel.session_ready()
