@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -108,7 +108,6 @@ class Session(QObject):
         super().__init__(parent)
         self.worker = worker
         self.download_worker = download_worker
-        self.fetcher: Callable | None = None  # tests inject a fake download fetcher
         self.model: Any = None
         self.text = ""
         self.layer = 0
@@ -315,14 +314,13 @@ class Session(QObject):
         self.error.emit(message, details)
 
     def download(self, repo_id: str) -> Job | None:
-        """Download ``repo_id`` (explicit user action), then load it."""
+        """Download ``repo_id`` into the Hugging Face cache (explicit user action), then load it."""
         worker = self.download_worker or self.worker
         if worker.is_shut_down:
             return None
-        fetcher = self.fetcher
 
         def run(repo: str, progress, cancel):
-            from attention_lab.core.models import download_model
+            from attention_lab.core.hub_download import download_model
 
             last = [0.0, ""]
 
@@ -332,7 +330,7 @@ class Session(QObject):
                     last[0], last[1] = now, name
                     progress((done, total, name))
 
-            return download_model(repo, fetcher=fetcher, progress=report, cancel=cancel)
+            return download_model(repo, progress=report, cancel=cancel)
 
         self._download_job = worker.submit(
             "download",
@@ -351,7 +349,7 @@ class Session(QObject):
 
     def _on_downloaded(self, repo_id: str, path) -> None:
         self.download_finished.emit(True, str(path))
-        self.load_model(str(path))
+        self.load_model(repo_id)  # by its id: found in the cache, and remembered as "gpt2" for next time
 
     def _on_download_error(self, repo_id: str, exc: BaseException, details: str) -> None:
         message = tr("session.download_failed", repo=repo_id, reason=_one_line(exc))
