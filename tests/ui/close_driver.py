@@ -74,6 +74,7 @@ def main(mode: str, model: str, settings_file: str) -> int:
             servers.append(hub)
             os.environ["HF_ENDPOINT"] = hub.url  # this process is the test's own: nothing leaks
             os.environ.pop("HF_HUB_OFFLINE", None)
+            os.environ.pop("TRANSFORMERS_OFFLINE", None)  # huggingface_hub reads it as HF_HUB_OFFLINE
             window.session.download_progress.connect(
                 lambda done, total, name: inside.set() if name == "model.safetensors" and done > 0 else None)
             window.download_model("someone/tiny-gpt2")

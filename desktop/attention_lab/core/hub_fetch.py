@@ -211,7 +211,7 @@ def describe_error(exc: BaseException, reporter: _Reporter, repo_id: str) -> str
         if isinstance(err, Refused):
             return f"{repo_id} can't be used: {err}"
         if isinstance(err, OfflineModeIsEnabled):
-            return "offline mode is on (the HF_HUB_OFFLINE environment variable is set)"
+            return "offline mode is on (the environment sets HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE)"
         if isinstance(err, (RepositoryNotFoundError, RevisionNotFoundError)):
             return f"there is no model “{repo_id}” on {host} (check the name, e.g. gpt2)"
         if isinstance(err, GatedRepoError):
