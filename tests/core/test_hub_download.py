@@ -284,3 +284,17 @@ def test_the_plan_takes_only_what_the_app_reads():
         plan_files({"config.json": 1, "model.safetensors": 1})
     with pytest.raises(Exception, match="tf_model.h5"):
         plan_files({"config.json": 1, "tf_model.h5": 1, "tokenizer.json": 1})
+
+
+def test_the_offered_size_is_gpt2_smalls_weights():
+    """"Download GPT-2 small (≈ 550 MB)": the parameters counted here are transformers' own
+    GPT-2 small's, plus the 12 causal-mask buffers the hub's model.safetensors holds, in float32."""
+    import torch
+    from transformers import GPT2Config as HFConfig, GPT2LMHeadModel
+
+    with torch.device("meta"):
+        model = GPT2LMHeadModel(HFConfig())
+    params = sum(p.numel() for n, p in model.named_parameters() if not n.startswith("lm_head"))  # tied to wte
+    assert params == 124_439_808
+    assert round((params + 12 * 1024 * 1024) * 4 / 1e6) == 548
+    assert hub_download.gpt2_small_download_mb() == 550

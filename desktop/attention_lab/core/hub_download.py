@@ -66,6 +66,21 @@ def _as_flag(cancel: CancelFlag | Callable[[], bool] | None) -> CancelFlag:
     raise TypeError("cancel must be a threading.Event-like object or a callable returning bool")
 
 
+def gpt2_small_download_mb() -> int:
+    """What downloading ``gpt2`` costs, to the nearest 10 MB, computed (the offer is shown
+    offline, before the hub lists the sizes): its model.safetensors holds GPT-2 small's
+    124,439,808 parameters and, as the hub's copy does, each layer's 1024×1024 causal-mask
+    buffer, all float32: 548 MB; the tokenizer and config files add under 1%."""
+    from .lens import GPT2Config
+
+    c = GPT2Config()  # the defaults are GPT-2 small's
+    d, layers = c.n_embd, c.n_layer
+    per_layer = 4 * d + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d)
+    params = c.vocab_size * d + c.n_positions * d + layers * per_layer + 2 * d
+    masks = layers * c.n_positions * c.n_positions
+    return int(round((params + masks) * 4 / 1e6, -1))
+
+
 def child_command(repo_id: str, cache: Path) -> list[str]:
     """The command line of the download process (an argument list: no shell)."""
     if getattr(sys, "frozen", False):  # the installed app: its executable takes the sub-command

@@ -133,8 +133,8 @@ register(
         },
         "dialog.download_title": {"en": "Download a model", "pt_BR": "Baixar um modelo"},
         "dialog.download_label": {
-            "en": "Hugging Face model id to download (GPT-2 family, safetensors only; gpt2 is about 550 MB):",
-            "pt_BR": "Id do modelo no Hugging Face a baixar (família GPT-2, só safetensors; o gpt2 tem cerca de 550 MB):",
+            "en": "Hugging Face model id to download (GPT-2 family, safetensors only; gpt2 is about {size} MB):",
+            "pt_BR": "Id do modelo no Hugging Face a baixar (família GPT-2, só safetensors; o gpt2 tem cerca de {size} MB):",
         },
         "dialog.downloading": {"en": "Downloading {repo}: {file}", "pt_BR": "Baixando {repo}: {file}"},
         "dialog.cancel": {"en": "Cancel", "pt_BR": "Cancelar"},
@@ -303,6 +303,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: self.statusBar().showMessage(message, 15000))
 
         importlib.import_module("attention_lab.ui.tour").install_tour(self)  # the guided Lab tour (issue 8)
+        importlib.import_module("attention_lab.ui.first_run").install_first_run_offer(self)  # real GPT-2 (issue 20)
         if autostart:
             if self._startup_spec is not None and self.session.model is None:
                 self.statusBar().showMessage(tr("status.loading", spec=self._startup_spec))
@@ -576,7 +577,10 @@ class MainWindow(QMainWindow):
 
     def download_model(self, repo_id: str | None = None) -> None:
         if repo_id is None:
-            repo_id, ok = QInputDialog.getText(self, tr("dialog.download_title"), tr("dialog.download_label"), text="gpt2")
+            from attention_lab.core.hub_download import gpt2_small_download_mb
+
+            label = tr("dialog.download_label", size=gpt2_small_download_mb())
+            repo_id, ok = QInputDialog.getText(self, tr("dialog.download_title"), label, text="gpt2")
             if not ok or not repo_id.strip():
                 return
         repo_id = repo_id.strip()
