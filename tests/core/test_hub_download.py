@@ -298,3 +298,21 @@ def test_the_offered_size_is_gpt2_smalls_weights():
     assert params == 124_439_808
     assert round((params + 12 * 1024 * 1024) * 4 / 1e6) == 548
     assert hub_download.gpt2_small_download_mb() == 550
+
+
+def test_the_installed_apps_own_offline_switches_do_not_stop_an_asked_download(hf_home, serve, gpt2_files, monkeypatch):
+    """The frozen app sets HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE for itself (packaging/entry.py):
+    the download the learner asks for must still reach the hub (it could not, in-process)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("attention_lab_entry", ROOT / "packaging" / "entry.py")
+    entry = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(entry)
+    env = dict(os.environ)
+    entry.configure_offline(env, platform="linux")
+    assert env["HF_HUB_OFFLINE"] == "1" and env["TRANSFORMERS_OFFLINE"] == "1"
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", hub_download.APP_OFFLINE_VAR):
+        monkeypatch.setenv(name, env[name])
+    serve({"gpt2": Repo(gpt2_files)})
+    assert hub_download.download_model("gpt2").parent.parent.name == "models--gpt2"
+    assert os.environ["HF_HUB_OFFLINE"] == "1"  # the app itself stays offline

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 STALL_TIMEOUT_S = 30.0
 POLL_S = 0.05
 CHILD_COMMAND = "hub-fetch"
+APP_OFFLINE_VAR = "ATTENTION_LAB_APP_OFFLINE"  # set by packaging/entry.py: the offline switches it set
 DEFAULT_ENDPOINT = "https://huggingface.co"  # huggingface_hub's, when HF_ENDPOINT is not set
 
 ProgressCallback = Callable[[int, int, str], None]  # (bytes done, bytes total or 0, file)
@@ -90,6 +91,12 @@ def child_command(repo_id: str, cache: Path) -> list[str]:
 
 def _child_env() -> dict[str, str]:
     env = dict(os.environ)
+    # the installed app switches huggingface_hub offline for itself (packaging/entry.py) and
+    # names the switches it set: the download the learner asked for lifts those, and only
+    # those (an HF_HUB_OFFLINE the learner set stays, and the download says so)
+    for name in env.pop(APP_OFFLINE_VAR, "").split(","):
+        if name.endswith("_OFFLINE"):
+            env.pop(name, None)
     # the child runs this very package, wherever it was imported from
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join([package_root, *filter(None, [env.get("PYTHONPATH")])])
