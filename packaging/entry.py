@@ -27,6 +27,7 @@ from typing import MutableMapping, NoReturn
 APP_DIR_NAME = "attention-lab"
 
 # Always set when frozen; a value already in the environment is kept.
+APP_OFFLINE_VAR = "ATTENTION_LAB_APP_OFFLINE"  # read by attention_lab.core.hub_download
 OFFLINE_DEFAULTS = {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
@@ -74,6 +75,11 @@ def configure_offline(environ: MutableMapping[str, str] | None = None, platform:
 
     for name, value in OFFLINE_DEFAULTS.items():
         default(name, value)
+    # which offline switches the app set (not the user): the download the learner asks for
+    # (attention_lab.core.hub_download) lifts exactly these, for its own process only
+    offline_set = [name for name in changed if name.endswith("_OFFLINE")]
+    if offline_set:
+        env[APP_OFFLINE_VAR] = ",".join(offline_set)
     if not env.get("HF_HUB_CACHE") and not env.get("HF_HOME"):
         # Keep using an existing ordinary cache (read-only use) before HF_HOME moves it.
         existing = default_hub_cache(env)

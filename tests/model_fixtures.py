@@ -1,11 +1,12 @@
-"""Helpers for the model-loading tests: a fake Hugging Face cache and a fake hub fetcher."""
+"""Helpers for the model-loading tests: an isolated environment and a Hugging Face cache laid out by hand.
+
+Downloads are tested against a loopback hub: tests/hub_server.py."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
@@ -45,42 +46,3 @@ def add_to_hub_cache(cache: Path, repo_id: str, source: Path, revision: str = "0
         (repo / "refs").mkdir(exist_ok=True)
         (repo / "refs" / "main").write_text(revision)
     return snapshot
-
-
-class FakeHub:
-    """Serves files from local folders through the ``fetcher`` interface of ``download_model``.
-
-    ``fail_in``: a file name whose transfer breaks halfway (after writing half of it);
-    ``truncate``: a file name served with only half its bytes (a server that lies).
-    """
-
-    def __init__(self, repos: dict[str, Path], fail_in: str | None = None, truncate: str | None = None, chunks: int = 4):
-        self.repos = repos
-        self.fail_in = fail_in
-        self.truncate = truncate
-        self.chunks = chunks
-        self.calls: list[str] = []
-        self.threads: set[int] = set()
-
-    def __call__(self, repo_id, filename, dest_dir, progress_cb, cancel):
-        self.calls.append(filename)
-        self.threads.add(threading.get_ident())
-        src = self.repos[repo_id] / filename
-        if not src.is_file():
-            raise FileNotFoundError(filename)
-        data = src.read_bytes()
-        if filename == self.truncate:
-            data = data[: len(data) // 2]
-        total = len(data)
-        step = max(1, -(-total // self.chunks))
-        with open(Path(dest_dir) / filename, "wb") as fh:
-            for start in range(0, total, step):
-                if cancel.is_set():
-                    raise RuntimeError("fetcher saw the cancel flag")  # download_model must still clean up
-                fh.write(data[start : start + step])
-                done = min(total, start + step)
-                if filename == self.fail_in and done >= total // 2:
-                    raise ConnectionError("connection reset by peer")
-                progress_cb(done, total)
-        if total == 0:
-            progress_cb(0, 0)

@@ -21,6 +21,8 @@ from . import __version__
 
 PROG = "attention-lab"
 SUBCOMMANDS = ("lab", "bench")
+# internal: the download process the app starts (core.hub_download), not a user command
+HUB_FETCH = "hub-fetch"
 # row groups of `bench --skip` (the same tuple as core.bench.ROW_GROUPS; kept here so --help needs no torch)
 BENCH_GROUPS = ("forward", "edit", "scaling", "generate", "kv", "startup", "gui", "memory")
 
@@ -154,7 +156,7 @@ def _run_gui(argv: list[str]) -> int:
 
 
 def _wants_gui(argv: Sequence[str]) -> bool:
-    return not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version"))
+    return not argv or (argv[0] not in SUBCOMMANDS + (HUB_FETCH,) and argv[0] not in ("-h", "--help", "--version"))
 
 
 def run(argv: Sequence[str] | None = None) -> NoReturn:
@@ -182,6 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if _wants_gui(argv):
         return _run_gui(argv)
+    if argv[0] == HUB_FETCH and len(argv) == 3:
+        from .core import hub_fetch  # huggingface_hub only: no Qt, and torch only once the hub answered
+
+        return hub_fetch.main(argv[1:])
     try:
         args = build_parser().parse_args(argv)
         if args.command == "lab":

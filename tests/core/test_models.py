@@ -6,7 +6,6 @@ import json
 import shutil
 import socket
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,13 @@ from safetensors.torch import load_file, save_file
 from attention_lab.core import models, paths
 from attention_lab.core.lens import _LAYER_KEYS, GPT2Config, GPT2Lens
 from attention_lab.core.models import (
-    DownloadCancelled,
     LoadedModel,
     ModelLoadError,
     default_model_spec,
     demo_model_dir,
-    download_model,
     load_model,
 )
-from model_fixtures import FakeHub, add_to_hub_cache, isolated_dirs  # noqa: F401  (fixture)
+from model_fixtures import add_to_hub_cache, isolated_dirs  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.usefixtures("isolated_dirs")
 
@@ -241,155 +238,7 @@ def test_non_text_spec():
 
 
 # ---------------------------------------------------------------------------- downloads
-REPO = "someone/tiny-gpt2"
-
-
-def test_download_success_then_load(tiny_checkpoint, isolated_dirs, no_network):
-    _, root = isolated_dirs
-    fake = FakeHub({REPO: tiny_checkpoint})
-    seen: list[tuple[int, int, str]] = []
-    folder = download_model(REPO, fetcher=fake, progress=lambda d, t, f: seen.append((d, t, f)))
-    assert folder == root / "someone--tiny-gpt2"
-    assert sorted(p.name for p in root.iterdir()) == ["someone--tiny-gpt2"]  # no staging left
-    for name in ("config.json", "model.safetensors", "tokenizer.json", "vocab.json", "merges.txt"):
-        assert (folder / name).read_bytes() == (tiny_checkpoint / name).read_bytes()
-    assert fake.calls[0] == "config.json"
-    assert "pytorch_model.bin" not in fake.calls
-    # progress: per file, non-decreasing, ending at the file's size
-    weights = [(d, t) for d, t, f in seen if f == "model.safetensors"]
-    size = (tiny_checkpoint / "model.safetensors").stat().st_size
-    assert len(weights) >= 2 and weights[-1] == (size, size)
-    assert [d for d, _ in weights] == sorted(d for d, _ in weights)
-
-    model = load_model(REPO)
-    assert model.source == "download" and model.name == REPO and model.path == folder
-    assert load_model(folder).source == "download"  # opened as a folder, still known as a download
-
-
-def test_download_sharded_repo(tiny_checkpoint, tmp_path):
-    repo = copy_model(tiny_checkpoint, tmp_path / "repo")
-    state = load_file(str(repo / "model.safetensors"))
-    (repo / "model.safetensors").unlink()
-    save_file(state, str(repo / "model-00001-of-00001.safetensors"), metadata={"format": "pt"})
-    (repo / "model.safetensors.index.json").write_text(
-        json.dumps({"weight_map": {k: "model-00001-of-00001.safetensors" for k in state}})
-    )
-    folder = download_model(REPO, fetcher=FakeHub({REPO: repo}), models_root=tmp_path / "models")
-    assert load_model(folder).n_params == load_model(tiny_checkpoint).n_params
-
-
-def test_download_failure_midway_leaves_nothing(tiny_checkpoint, isolated_dirs):
-    _, root = isolated_dirs
-    fake = FakeHub({REPO: tiny_checkpoint}, fail_in="model.safetensors")
-    with pytest.raises(ModelLoadError, match="download of someone/tiny-gpt2 failed: connection reset by peer"):
-        download_model(REPO, fetcher=fake)
-    assert "model.safetensors" in fake.calls
-    assert list(root.iterdir()) == []
-    with pytest.raises(ModelLoadError, match="not in the local Hugging Face cache"):
-        load_model(REPO)
-
-
-@pytest.mark.parametrize("as_callable", [False, True])
-def test_download_cancel_midway_leaves_nothing(tiny_checkpoint, isolated_dirs, as_callable):
-    _, root = isolated_dirs
-    event = threading.Event()
-
-    def progress(done, total, filename):
-        if filename == "model.safetensors" and done >= total // 2:
-            event.set()  # the user presses Cancel halfway through the weights
-
-    fake = FakeHub({REPO: tiny_checkpoint})
-    with pytest.raises(DownloadCancelled, match="cancelled"):
-        download_model(REPO, fetcher=fake, progress=progress, cancel=event.is_set if as_callable else event)
-    assert fake.calls[-1] == "model.safetensors"
-    assert list(root.iterdir()) == []
-
-
-def test_download_cancelled_before_start_fetches_nothing(tiny_checkpoint, isolated_dirs):
-    _, root = isolated_dirs
-    event = threading.Event()
-    event.set()
-    fake = FakeHub({REPO: tiny_checkpoint})
-    with pytest.raises(DownloadCancelled):
-        download_model(REPO, fetcher=fake, cancel=event)
-    assert fake.calls == [] and list(root.iterdir()) == []
-
-
-def test_failed_redownload_keeps_the_previous_copy(tiny_checkpoint, isolated_dirs):
-    _, root = isolated_dirs
-    folder = download_model(REPO, fetcher=FakeHub({REPO: tiny_checkpoint}))
-    before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    with pytest.raises(ModelLoadError):
-        download_model(REPO, fetcher=FakeHub({REPO: tiny_checkpoint}, fail_in="tokenizer.json"))
-    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
-    assert [p.name for p in root.iterdir()] == [folder.name]
-    # and a successful re-download replaces it cleanly
-    download_model(REPO, fetcher=FakeHub({REPO: tiny_checkpoint}))
-    assert [p.name for p in root.iterdir()] == [folder.name]
-
-
-def test_download_of_truncated_weights_is_refused(tiny_checkpoint, isolated_dirs):
-    _, root = isolated_dirs
-    with pytest.raises(ModelLoadError, match="incomplete or corrupt"):
-        download_model(REPO, fetcher=FakeHub({REPO: tiny_checkpoint}, truncate="model.safetensors"))
-    assert list(root.iterdir()) == []
-
-
-def test_download_refuses_non_gpt2_before_fetching_weights(tiny_checkpoint, tmp_path, isolated_dirs):
-    _, root = isolated_dirs
-    repo = copy_model(tiny_checkpoint, tmp_path / "llama")
-    (repo / "config.json").write_text(json.dumps({"model_type": "llama", "architectures": ["LlamaForCausalLM"]}))
-    fake = FakeHub({REPO: repo})
-    with pytest.raises(ModelLoadError, match="GPT-2"):
-        download_model(REPO, fetcher=fake)
-    assert fake.calls == ["config.json"]
-    assert list(root.iterdir()) == []
-
-
-def test_download_refuses_pickle_only_repo(tiny_checkpoint, tmp_path, isolated_dirs):
-    _, root = isolated_dirs
-    repo = copy_model(tiny_checkpoint, tmp_path / "pickled")
-    (repo / "model.safetensors").rename(repo / "pytorch_model.bin")
-    fake = FakeHub({REPO: repo})
-    with pytest.raises(ModelLoadError, match="pickle"):
-        download_model(REPO, fetcher=fake)
-    assert "pytorch_model.bin" not in fake.calls
-    assert list(root.iterdir()) == []
-
-
-def test_download_without_tokenizer_is_refused(tiny_checkpoint, tmp_path, isolated_dirs):
-    _, root = isolated_dirs
-    repo = copy_model(tiny_checkpoint, tmp_path / "no-tok")
-    for name in ("tokenizer.json", "vocab.json", "merges.txt"):
-        (repo / name).unlink()
-    with pytest.raises(ModelLoadError, match="tokenizer"):
-        download_model(REPO, fetcher=FakeHub({REPO: repo}))
-    assert list(root.iterdir()) == []
-
-
-@pytest.mark.parametrize(
-    "repo_id",
-    ["../evil", "a/../../b", "/etc/passwd", "x; rm -rf /", "$(touch pwned)", "a/b/c", "", "a--b", "-rf", "na\nme", "a\n/b", 7],
-)
-def test_download_rejects_bad_repo_ids_before_fetching(repo_id, tiny_checkpoint, isolated_dirs):
-    _, root = isolated_dirs
-    fake = FakeHub({})
-    with pytest.raises(ModelLoadError, match="not a valid model id|must be text"):
-        download_model(repo_id, fetcher=fake)
-    assert fake.calls == []
-    assert not root.exists() or list(root.iterdir()) == []
-
-
-def test_real_fetcher_offline_fails_cleanly(tmp_path, monkeypatch, no_network):
-    """The real huggingface_hub path, with the hub unreachable: a clear error, nothing left."""
-    import huggingface_hub.constants
-
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    root = tmp_path / "models"
-    with pytest.raises(ModelLoadError, match="download of gpt2 failed: the Hugging Face hub can't be reached") as err:
-        download_model("gpt2", models_root=root)
-    assert "\n" not in str(err.value)
-    assert list(root.iterdir()) == []
+# The download path runs against a loopback hub: tests/core/test_hub_download.py.
 
 
 def test_models_module_never_uses_pickle_or_transformers():

@@ -33,6 +33,7 @@ def main(mode: str, model: str, settings_file: str) -> int:
     window = MainWindow(settings=QSettings(settings_file, QSettings.Format.IniFormat), model_spec=model)
     window.show()
     inside = threading.Event()  # set by the worker thread once the job is under way
+    servers: list = []  # the download's loopback hub, stopped at the end
     phase = {"armed": False}
 
     def arm(_state=None) -> None:
@@ -63,17 +64,19 @@ def main(mode: str, model: str, settings_file: str) -> int:
             poll_kind("kvbench")
             return
         elif mode == "download":
-            from model_fixtures import FakeHub
+            import os
 
-            hub = FakeHub({"someone/tiny-gpt2": Path(model)}, chunks=40)
+            from hub_server import HubServer, Repo, gpt2_repo_files
 
-            def held(repo_id, filename, dest_dir, progress_cb, cancel):
-                if filename == "model.safetensors":
-                    inside.set()
-                    cancel.wait(30)  # a slow network: still transferring when the window closes
-                return hub(repo_id, filename, dest_dir, progress_cb, cancel)
-
-            window.session.fetcher = held
+            # a loopback hub whose weights stop half-way: still transferring when the window closes
+            hub = HubServer({"someone/tiny-gpt2": Repo(gpt2_repo_files(Path(model)))},
+                            faults={"model.safetensors": "stall"}).start()
+            servers.append(hub)
+            os.environ["HF_ENDPOINT"] = hub.url  # this process is the test's own: nothing leaks
+            os.environ.pop("HF_HUB_OFFLINE", None)
+            os.environ.pop("TRANSFORMERS_OFFLINE", None)  # huggingface_hub reads it as HF_HUB_OFFLINE
+            window.session.download_progress.connect(
+                lambda done, total, name: inside.set() if name == "model.safetensors" and done > 0 else None)
             window.download_model("someone/tiny-gpt2")
         poll_inside()
 
@@ -94,6 +97,8 @@ def main(mode: str, model: str, settings_file: str) -> int:
     QTimer.singleShot(120_000, lambda: app.exit(4))  # a hang is a failure, not a stuck test
     code = app.exec()
     stopped = teardown(app, window)
+    for hub in servers:
+        hub.stop()
     if not stopped:
         print("driver: the workers did not stop", file=sys.stderr)
         return 5

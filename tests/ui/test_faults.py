@@ -197,9 +197,9 @@ def test_closing_the_window_mid_way_exits_with_code_0(mode, tiny_checkpoint, tmp
     for bad in ("QThread", "Destroyed while", "Traceback", "Exception ignored", "did not stop", "Fatal Python"):
         assert bad not in output, output
     assert (tmp_path / "settings.ini").exists()  # the settings were saved on the way out
-    downloads = tmp_path / "downloads"
-    leftovers = [p for p in downloads.rglob("*") if p.is_file()] if downloads.exists() else []
-    assert leftovers == []  # a cancelled download leaves nothing behind
+    hub_cache = tmp_path / "hf-home" / "hub"
+    leftovers = [p for p in hub_cache.rglob("*")] if hub_cache.exists() else []
+    assert leftovers == []  # a cancelled download leaves nothing behind, not even a lock
 
 
 # ---------------------------------------------------------------------------- read-only installation

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QPushButton
 
 from attention_lab.core.lab import SEED_TEXT
 from attention_lab.ui.errors import ErrorDialog
@@ -525,54 +524,7 @@ def test_the_command_exits_quickly_after_the_window_but_runs_exit_handlers(tiny_
 
 
 # ---------------------------------------------------------------------------- downloads
-def test_download_with_progress_then_load(qtbot, make_window, tiny_checkpoint, tmp_path, monkeypatch):
-    from model_fixtures import FakeHub
-
-    monkeypatch.setenv("ATTENTION_LAB_MODELS", str(tmp_path / "models"))
-    window = make_window()
-    wait_state(qtbot, window)
-    hub = FakeHub({"someone/tiny-gpt2": tiny_checkpoint})
-    window.session.fetcher = hub
-    progress: list[tuple[int, int, str]] = []
-    window.session.download_progress.connect(lambda d, t, f: progress.append((d, t, f)))
-    with qtbot.waitSignal(window.session.model_changed, timeout=STATE_TIMEOUT_MS) as blocker:
-        window.download_model("someone/tiny-gpt2")
-        assert window.downloads.dialog is not None and window.downloads.dialog.isVisible()
-    model = blocker.args[0]
-    assert model.source == "download" and model.name == "someone/tiny-gpt2"
-    assert window.session.model is model and window.downloads.dialog is None
-    assert any(f == "model.safetensors" and d == t > 0 for d, t, f in progress)
-    assert threading.get_ident() not in hub.threads  # fetched off the GUI thread
-    wait_state(qtbot, window, lambda s: s.model is model)
-
-
-def test_cancelled_download_keeps_the_model_and_leaves_nothing(qtbot, make_window, tiny_checkpoint, tmp_path, monkeypatch):
-    from model_fixtures import FakeHub
-
-    models = tmp_path / "models"
-    monkeypatch.setenv("ATTENTION_LAB_MODELS", str(models))
-    window = make_window()
-    wait_state(qtbot, window)
-    previous = window.session.model
-    hub = FakeHub({"someone/tiny-gpt2": tiny_checkpoint}, chunks=50)
-    gate = threading.Event()
-
-    def slow_fetcher(repo_id, filename, dest_dir, progress_cb, cancel):
-        if filename == "model.safetensors":
-            gate.wait(10)  # holds the transfer until the test has pressed Cancel
-        return hub(repo_id, filename, dest_dir, progress_cb, cancel)
-
-    window.session.fetcher = slow_fetcher
-    with qtbot.waitSignal(window.session.download_finished, timeout=STATE_TIMEOUT_MS) as finished:
-        window.download_model("someone/tiny-gpt2")
-        qtbot.waitUntil(lambda: len(hub.calls) >= 1, timeout=STATE_TIMEOUT_MS)
-        window.downloads.dialog.findChild(QPushButton).click()  # the Cancel button
-        gate.set()
-    ok, message = finished.args
-    assert not ok and "cancel" in message.lower()
-    assert window.session.model is previous
-    leftovers = [p for p in models.rglob("*") if p.is_file()] if models.exists() else []
-    assert leftovers == []
+# The download dialog against a loopback hub: test_download_dialog.py
 
 
 # ---------------------------------------------------------------------------- start-up work

@@ -81,10 +81,11 @@ def load_and_analyse_job(spec: str, request, *, cancel=None, progress=None):
 DOWNLOAD_PROGRESS_EVERY_S = 0.1
 
 
-def download_job(repo_id: str, fetcher=None, *, cancel=None, progress=None):
-    """Download ``repo_id`` (an explicit user action); ``progress((done, total, file))`` at
-    most every :data:`DOWNLOAD_PROGRESS_EVERY_S`, on every new file and at the end."""
-    from attention_lab.core.models import download_model
+def download_job(repo_id: str, *, cancel=None, progress=None):
+    """Download ``repo_id`` into the Hugging Face cache (an explicit user action);
+    ``progress((done, total, file))`` at most every :data:`DOWNLOAD_PROGRESS_EVERY_S`, on
+    every new file and at the end."""
+    from attention_lab.core.hub_download import download_model
 
     last = [0.0, ""]
 
@@ -95,7 +96,7 @@ def download_job(repo_id: str, fetcher=None, *, cancel=None, progress=None):
             if progress is not None:
                 progress((done, total, name))
 
-    return download_model(repo_id, fetcher=fetcher, progress=report, cancel=cancel)
+    return download_model(repo_id, progress=report, cancel=cancel)
 
 
 # ---------------------------------------------------------------------------- mask modes

@@ -12,7 +12,7 @@ Safety rules, because people open folders downloaded from anywhere:
 - no ``trust_remote_code``, no transformers at all: ``config.json`` is read as plain JSON
   and only GPT-2 is accepted;
 - loading never touches the network: a hub id is looked up in the local cache only.  The
-  network is used by :func:`download_model` alone, when the user asks for a download;
+  network is used by :mod:`attention_lab.core.hub_download` alone, when the user asks;
 - a user's model id or path is never handed to a shell.
 
 Every failure is a :class:`ModelLoadError` with a one-line message a learner can act on.
@@ -24,12 +24,9 @@ import itertools
 import json
 import os
 import re
-import shutil
-import tempfile
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Protocol
+from typing import Iterable
 
 from . import paths
 from .jobs import Cancelled
@@ -46,9 +43,6 @@ MAX_JSON_BYTES = 8 * 1024 * 1024  # config/index files are a few KB; refuse absu
 MAX_CARD_BYTES = 256 * 1024
 DEFAULT_HUB_MODELS = ("gpt2", "openai-community/gpt2")
 
-# Files fetched by download_model, in order.  Weights are chosen after the config is checked.
-DOWNLOAD_TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json")
-DOWNLOAD_EXTRA_FILES = ("generation_config.json",)
 
 _REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?")
 _SHARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.safetensors")
@@ -488,148 +482,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 # ---------------------------------------------------------------------------- downloading
-class CancelFlag(Protocol):
-    def is_set(self) -> bool: ...
-
-
-ProgressCallback = Callable[[int, int, str], None]
-# fetcher(repo_id, filename, dest_dir, progress_cb(bytes_done, bytes_total), cancel) writes
-# dest_dir/filename, raises FileNotFoundError when the repository has no such file.
-Fetcher = Callable[[str, str, Path, Callable[[int, int], None], CancelFlag], None]
-
-
-class _CallableFlag:
-    def __init__(self, fn: Callable[[], bool]):
-        self._fn = fn
-
-    def is_set(self) -> bool:
-        return bool(self._fn())
-
-
-def _as_flag(cancel: CancelFlag | Callable[[], bool] | None) -> CancelFlag:
-    if cancel is None:
-        return threading.Event()
-    if hasattr(cancel, "is_set"):
-        return cancel  # type: ignore[return-value]
-    if callable(cancel):
-        return _CallableFlag(cancel)
-    raise TypeError("cancel must be a threading.Event-like object or a callable returning bool")
-
-
-def hub_fetcher(repo_id: str, filename: str, dest_dir: Path, progress_cb: Callable[[int, int], None], cancel: CancelFlag) -> None:
-    """The real fetcher: one file from the Hugging Face hub with ``hf_hub_download``."""
-    from huggingface_hub import hf_hub_download
-    from huggingface_hub.errors import LocalEntryNotFoundError, OfflineModeIsEnabled, RemoteEntryNotFoundError
-    from huggingface_hub.utils import tqdm as hf_tqdm
-
-    class _Progress(hf_tqdm):
-        """hf_hub_download reports bytes through a tqdm class: forward them, and stop on cancel."""
-
-        def __init__(self, *args, **kwargs):
-            kwargs["disable"] = True  # no terminal bar; the app draws its own
-            self._done = int(kwargs.get("initial") or 0)
-            super().__init__(*args, **kwargs)
-
-        def update(self, n=1):
-            self._done += int(n or 0)
-            progress_cb(self._done, int(getattr(self, "total", 0) or 0))
-            if cancel.is_set():
-                raise DownloadCancelled(f"download of {repo_id} cancelled")
-            return super().update(n)
-
-    try:
-        hf_hub_download(repo_id, filename, local_dir=str(dest_dir), tqdm_class=_Progress)
-    except RemoteEntryNotFoundError:
-        raise FileNotFoundError(filename) from None  # the repository has no such file
-    except (LocalEntryNotFoundError, OfflineModeIsEnabled):
-        # LocalEntryNotFoundError is a FileNotFoundError too, but means "no connection",
-        # not "no such file": report it as a network problem
-        from huggingface_hub import constants
-
-        why = "offline mode is on (HF_HUB_OFFLINE)" if constants.HF_HUB_OFFLINE else "check the internet connection"
-        raise ConnectionError(f"the Hugging Face hub can't be reached: {why}") from None
-
-
-def download_model(
-    repo_id: str,
-    *,
-    fetcher: Fetcher | None = None,
-    progress: ProgressCallback | None = None,
-    cancel: CancelFlag | Callable[[], bool] | None = None,
-    models_root: str | os.PathLike | None = None,
-) -> Path:
-    """Download ``repo_id`` (config, safetensors weights, tokenizer) and return its folder.
-
-    Files go to a staging folder next to the target and are moved into place only when all
-    of them arrived and the folder checks out as a GPT-2 model; on failure or cancel the
-    staging folder is deleted, so the models folder never holds a half-written model.
-    ``progress(bytes_done, bytes_total, filename)`` is called per file (``bytes_total`` is 0
-    when unknown); ``cancel`` is an Event-like object (``is_set()``) or a callable.
-    Raises :class:`DownloadCancelled` (a :class:`ModelLoadError`) when cancelled.
-    """
-    repo_id = validate_repo_id(repo_id)
-    fetch = fetcher or hub_fetcher
-    flag = _as_flag(cancel)
-    root = Path(models_root) if models_root is not None else paths.models_dir()
-    target = root / _repo_dir_name(repo_id)
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".partial-{target.name}-", dir=root))
-    except OSError as exc:
-        raise ModelLoadError(f"can't write to the models folder {root}: {exc.strerror or exc}") from None
-
-    def check_cancel() -> None:
-        if flag.is_set():
-            raise DownloadCancelled(f"download of {repo_id} cancelled")
-
-    def get(filename: str, required: bool) -> bool:
-        check_cancel()
-
-        def on_bytes(done: int, total: int) -> None:
-            if progress is not None:
-                progress(int(done), int(total or 0), filename)
-            check_cancel()  # raising here aborts the fetcher mid-file
-
-        try:
-            fetch(repo_id, filename, staging, on_bytes, flag)
-        except FileNotFoundError:
-            if required:
-                raise ModelLoadError(f"{repo_id} has no {filename}") from None
-            return False
-        check_cancel()
-        got = (staging / filename).is_file()
-        if required and not got:
-            raise ModelLoadError(f"the download of {filename} from {repo_id} produced no file")
-        return got
-
-    try:
-        get("config.json", required=True)
-        # refuse a non-GPT-2 repository before fetching hundreds of megabytes
-        check_config(_read_json(staging, "config.json", "its configuration"), where=repo_id)
-        if get(INDEX_NAME, required=False):
-            for shard in _shards_from_index(staging):
-                get(shard, required=True)
-        elif not get("model.safetensors", required=False):
-            raise ModelLoadError(
-                f"{repo_id} has no model.safetensors; Attention Lab never downloads pickle checkpoints "
-                "(pytorch_model.bin), since loading them can run arbitrary code"
-            )
-        for name in DOWNLOAD_TOKENIZER_FILES + DOWNLOAD_EXTRA_FILES:
-            get(name, required=False)
-        shutil.rmtree(staging / ".cache", ignore_errors=True)  # hf_hub_download's local_dir bookkeeping
-        _, _, weight_files = inspect_folder(staging)  # config, tokenizer and vocabulary agree
-        _check_safetensors_headers(staging, weight_files)
-        (staging / DOWNLOAD_MARKER).write_text(json.dumps({"repo_id": repo_id}), encoding="utf-8")
-        check_cancel()
-        _move_into_place(staging, target)
-    except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        if isinstance(exc, (ModelLoadError, KeyboardInterrupt, SystemExit)):
-            raise
-        # network/disk errors speak for themselves; anything else also names its type
-        detail = _first_line(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {_first_line(exc)}"
-        raise ModelLoadError(f"download of {repo_id} failed: {detail}") from exc
-    return target
+# The download itself is attention_lab.core.hub_download (into the Hugging Face cache).
 
 
 def _check_safetensors_headers(folder: Path, files: list[Path]) -> None:
@@ -642,19 +495,3 @@ def _check_safetensors_headers(folder: Path, files: list[Path]) -> None:
                 list(handle.keys())
         except Exception as exc:
             raise ModelLoadError(f"downloaded {path.name} is incomplete or corrupt: {_first_line(exc)}") from None
-
-
-def _move_into_place(staging: Path, target: Path) -> None:
-    """Rename the finished staging folder to ``target`` (same filesystem: atomic)."""
-    old = None
-    if target.exists() or target.is_symlink():
-        old = target.with_name(f".old-{target.name}-{os.getpid()}-{threading.get_ident()}")
-        os.replace(target, old)
-    try:
-        os.replace(staging, target)
-    except BaseException:
-        if old is not None:
-            os.replace(old, target)  # put the previous copy back
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

@@ -4,7 +4,8 @@ Every function reads the environment when called (not at import), so tests and u
 point them elsewhere with environment variables:
 
 - ``ATTENTION_LAB_RESOURCES``: the ``resources/`` folder (demo model, tokenizer);
-- ``ATTENTION_LAB_MODELS``: where explicit downloads are stored;
+- ``ATTENTION_LAB_MODELS``: where earlier versions stored downloads (still read; downloads
+  now go into the Hugging Face cache);
 - ``HF_HUB_CACHE`` / ``HF_HOME`` / ``XDG_CACHE_HOME``: the Hugging Face cache, resolved the
   way ``huggingface_hub`` resolves it (which reads them only once, at its own import).
 """
@@ -61,7 +62,8 @@ def user_cache_dir() -> Path:
 
 
 def models_dir() -> Path:
-    """Where :func:`attention_lab.core.models.download_model` puts downloaded models."""
+    """Where earlier versions put downloaded models (still found by ``find_downloaded_model``);
+    downloads now go into the Hugging Face cache (:mod:`attention_lab.core.hub_download`)."""
     override = os.environ.get("ATTENTION_LAB_MODELS")
     if override:
         return _expand(override)

@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         self._warn_about_settings()
         importlib.import_module("attention_lab.ui.tour").install_tour(self)  # the guided Lab tour (issue 8)
+        importlib.import_module("attention_lab.ui.first_run").install_first_run_offer(self)  # real GPT-2 (issue 20)
         if autostart and self._startup_spec is not None and self.session.model is None:
             self.statusBar().showMessage(tr("status.loading", spec=self._startup_spec))
 
@@ -230,7 +231,10 @@ class MainWindow(QMainWindow):
 
     def download_model(self, repo_id: str | None = None) -> None:
         if repo_id is None:
-            repo_id, ok = QInputDialog.getText(self, tr("dialog.download_title"), tr("dialog.download_label"), text="gpt2")
+            from attention_lab.core.hub_download import gpt2_small_download_mb
+
+            label = tr("dialog.download_label", size=gpt2_small_download_mb())
+            repo_id, ok = QInputDialog.getText(self, tr("dialog.download_title"), label, text="gpt2")
             if not ok or not repo_id.strip():
                 return
         self.downloads.start(repo_id.strip())

@@ -131,7 +131,6 @@ class Session(QObject):
         super().__init__(parent)
         self.worker = worker
         self.download_worker = download_worker
-        self.fetcher: Callable | None = None  # tests inject a fake download fetcher
         self.model: Any = None
         self.text = ""
         self.layer = 0
@@ -339,7 +338,7 @@ class Session(QObject):
         self.error.emit(message, details)
 
     def download(self, repo_id: str) -> Job | None:
-        """Download ``repo_id`` (explicit user action), then load it."""
+        """Download ``repo_id`` into the Hugging Face cache (explicit user action), then load it."""
         worker = self.download_worker or self.worker
         if worker.is_shut_down:
             return None
@@ -347,7 +346,6 @@ class Session(QObject):
             DOWNLOAD,
             jobs.download_job,
             repo_id,
-            self.fetcher,
             on_result=lambda path: self._on_downloaded(repo_id, path),
             on_error=lambda exc, details: self._on_download_error(repo_id, exc, details),
             on_progress=lambda p: self.download_progress.emit(int(p[0]), int(p[1]), str(p[2])),
@@ -361,7 +359,7 @@ class Session(QObject):
 
     def _on_downloaded(self, repo_id: str, path) -> None:
         self.download_finished.emit(True, str(path))
-        self.load_model(str(path))
+        self.load_model(repo_id)  # by its id: found in the cache, and remembered as "gpt2" for next time
 
     def _on_download_error(self, repo_id: str, exc: BaseException, details: str) -> None:
         message = tr("session.download_failed", repo=repo_id, reason=_one_line(exc))

@@ -62,8 +62,8 @@ register(
         },
         "dialog.download_title": {"en": "Download a model", "pt_BR": "Baixar um modelo"},
         "dialog.download_label": {
-            "en": "Hugging Face model id to download (GPT-2 family, safetensors only; gpt2 is about 550 MB):",
-            "pt_BR": "Id do modelo no Hugging Face a baixar (família GPT-2, só safetensors; o gpt2 tem cerca de 550 MB):",
+            "en": "Hugging Face model id to download (GPT-2 family, safetensors only; gpt2 is about {size} MB):",
+            "pt_BR": "Id do modelo no Hugging Face a baixar (família GPT-2, só safetensors; o gpt2 tem cerca de {size} MB):",
         },
         "dialog.downloading": {"en": "Downloading {repo}: {file}", "pt_BR": "Baixando {repo}: {file}"},
         "dialog.cancel": {"en": "Cancel", "pt_BR": "Cancelar"},
