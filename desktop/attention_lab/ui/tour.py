@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core.lens import MaskMode
 from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep, compute_fact
 from attention_lab.ui.i18n import register, tr, translator
 from attention_lab.ui.panels.panel_kit import describe_error, fmt_bytes, fmt_number, monospace_font
@@ -429,6 +430,10 @@ class TourDock(QDockWidget):
         self.menu_action: QAction | None = None
         self.top_height_before: int | None = None  # the top strip's height before the tour widened it
         self.offer: TourOffer | None = None
+        # the learner's own inputs when the tour began, and what the tour's steps set them
+        # to: its end gives back each one the learner has not changed since
+        self._before: dict | None = None
+        self._set_by_tour: dict = {}
         self.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -573,6 +578,47 @@ class TourDock(QDockWidget):
         self._save()
         super().closeEvent(event)
         _unfit(self.window_, self)
+        self._give_back_inputs()
+
+    # ------------------------------------------------------------------ the learner's own inputs
+    def _inputs(self) -> dict:
+        """The inputs a step may change: the leakage edit, layer, mode, the mask panel's mode."""
+        session = self.window_.session
+        mask = self._built("panel.mask")
+        mode = mask.selected_mode() if mask is not None and hasattr(mask, "selected_mode") else MaskMode.NEG_INF.value
+        return {"edit": (session.position, session.replacement_id), "layer": session.layer,
+                "causal": session.causal, "mask_mode": mode}
+
+    def _note_set_by_tour(self) -> None:
+        now = self._inputs()
+        for key in self._touched:
+            self._set_by_tour[key] = now[key]
+        self._touched = set()
+
+    _touched: set = set()  # keys the step being entered sets
+
+    def _give_back_inputs(self) -> None:
+        before, self._before = self._before, None
+        set_by_tour, self._set_by_tour = self._set_by_tour, {}
+        if before is None:
+            return
+        now = self._inputs()
+        back = {key: before[key] for key, value in set_by_tour.items() if now[key] == value and before[key] != value}
+        session = self.window_.session
+        if "mask_mode" in back:
+            mask = self._built("panel.mask")
+            if mask is not None and hasattr(mask, "set_mode"):
+                mask.set_mode(back["mask_mode"])
+        if "layer" in back:
+            session.set_layer(back["layer"])
+        if "causal" in back:
+            session.set_causal(back["causal"])
+        if "edit" in back:
+            position, replacement = back["edit"]
+            if replacement is None:
+                session.set_position(position)
+            else:
+                session.set_replacement(position, replacement)
 
     # ------------------------------------------------------------------ access to the window
     def _panel(self, panel_id: str):
@@ -641,6 +687,10 @@ class TourDock(QDockWidget):
         """Bring the step's panel forward and select what it needs, then measure its fact."""
         step = self.step
         session = self.window_.session
+        if self._before is None:
+            self._before = self._inputs()
+        touched = {key for key, on in (("layer", step.layer is not None), ("causal", step.causal is not None),
+                                        ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None)) if on}
         dock = self._dock(step.panel)
         if dock is not None:
             dock.show()
@@ -659,6 +709,8 @@ class TourDock(QDockWidget):
             kv = self._panel("panel.kvbench")
             if kv is not None and hasattr(kv, "bench_tab"):
                 kv.tabs.setCurrentWidget(kv.bench_tab)
+        self._touched = touched
+        self._note_set_by_tour()
         self._open_head_once = step.open_head
         self.fact = None
         self.fact_error = None
@@ -676,6 +728,8 @@ class TourDock(QDockWidget):
             grid.view_combo.setCurrentIndex(grid.view_combo.count() - 1)  # "side by side"
         if hasattr(self.window_, "select_head"):
             self.window_.select_head(int(fact.values["layer"]), int(fact.values["bidir_head"]))
+            self._touched = {"layer"}
+            self._note_set_by_tour()
 
     # ------------------------------------------------------------------ the fact
     def _context(self, state) -> TourContext:
