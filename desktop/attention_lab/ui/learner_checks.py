@@ -82,11 +82,12 @@ def shown_state(panel):
     return state if state is not None else getattr(panel, "_state", None)
 
 
-def _error_dialog_open(window) -> bool:
+def _error_dialog_message(window) -> str | None:
+    """The open error dialog's message (None: no dialog open)."""
     from attention_lab.ui.errors import ErrorDialog
 
     dialog = window.findChild(ErrorDialog, "error_dialog")
-    return dialog is not None and dialog.isVisible()
+    return dialog.message.text() if dialog is not None and dialog.isVisible() else None
 
 
 def window_problems(driver) -> list[str]:
@@ -98,10 +99,9 @@ def window_problems(driver) -> list[str]:
         problems.append(f"still busy after settling: {busy}")
     if w.worker.busy:
         problems.append("the worker is not idle although nothing is pending")
-    if _error_dialog_open(w) and not intent.expected_errors:
-        from attention_lab.ui.errors import ErrorDialog
-
-        problems.append("an error dialog is open: " + w.findChild(ErrorDialog, "error_dialog").message.text())
+    message = _error_dialog_message(w)
+    if message is not None and not (intent.expected_error and intent.expected_error in message):
+        problems.append("an error dialog is open: " + message)
 
     # the model: a failed load keeps the previous one working
     if s.model is None or s.model.spec != intent.model_spec:

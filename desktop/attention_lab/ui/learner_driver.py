@@ -68,7 +68,7 @@ class Intent:
     kv_new_tokens: int = 50  # the KV panel's "New tokens" as the learner last set it
     mask_mode: str = MaskMode.NEG_INF.value
     language: str = "en"
-    expected_errors: int = 0  # error dialogs the learner caused on purpose (a broken model)
+    expected_error: str = ""  # what the error dialog may say: the learner opened a broken model
     #: the session's inputs when the tour was opened, and whether the learner changed them since
     before_tour: dict | None = None
     touched_during_tour: bool = False
@@ -168,6 +168,7 @@ class LearnerDriver:
             return False
         dialog.reject()  # the Close button of its QDialogButtonBox
         self.app.processEvents()
+        self.intent.expected_error = ""
         return True
 
     # ------------------------------------------------------------------ the text
@@ -457,7 +458,7 @@ class LearnerDriver:
         else:
             self.window.open_model_folder(spec)
         if name == "broken":
-            self.intent.expected_errors += 1
+            self.intent.expected_error = spec
         else:
             self.intent.model_spec = spec
 
