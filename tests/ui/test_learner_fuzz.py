@@ -47,7 +47,9 @@ def fuzz_models(tmp_path_factory, tiny_checkpoint):
 def driver(make_window, fuzz_models, tmp_path, qtbot):
     window = make_window(debounce_ms=5)
     qtbot.waitUntil(lambda: window.last_state is not None, timeout=60000)
-    return LearnerDriver(window, fuzz_models, tmp_path / "exports")
+    # a restart: the same settings file, the model it saved (make_window tears them all down)
+    return LearnerDriver(window, fuzz_models, tmp_path / "exports",
+                         open_window=lambda: make_window(model_spec=None, debounce_ms=5))
 
 
 def _rule_for(action: str, choices: dict[str, tuple]):
@@ -191,3 +193,16 @@ def test_a_one_token_text_is_analysed(driver):
         ("head_grid_tab", {"index": 2}),
     ])
     assert driver.window.last_state.n_tokens == 1
+
+
+def test_quitting_and_starting_again_brings_the_session_back(driver):
+    replay(driver, [
+        ("load_model", {"name": "other"}),
+        ("paste_text", {"name": "pt"}),
+        ("set_language", {"code": "pt_BR"}),
+        ("quit_and_start_again", {}),
+    ])
+    window = driver.window
+    assert driver.restarts == 1
+    assert window.session.model.spec == driver.models["other"]
+    assert window.panels["panel.token_editor"].text().startswith("O Brasil")

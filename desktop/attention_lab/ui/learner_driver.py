@@ -84,8 +84,13 @@ def type_keys(widget, text: str) -> None:
 class LearnerDriver:
     """Acts on ``window`` (a shown MainWindow); ``models`` maps a name to a model spec."""
 
-    def __init__(self, window, models: dict[str, str], workdir: Path, *, settle_timeout_s: float = SETTLE_TIMEOUT_S):
+    def __init__(self, window, models: dict[str, str], workdir: Path, *, settle_timeout_s: float = SETTLE_TIMEOUT_S,
+                 open_window=None):
         self.window = window
+        #: ``open_window()`` -> a new shown MainWindow on the same settings file (a restart);
+        #: None: the "quit and start again" action does nothing
+        self.open_window = open_window
+        self.restarts = 0
         self.models = dict(models)
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -462,6 +467,24 @@ class LearnerDriver:
         else:
             self.intent.model_spec = spec
 
+    def quit_and_start_again(self) -> None:
+        """File › Quit, then start the app again: the settings bring the text, the model,
+        the language and the layout back; the panels start afresh."""
+        self._record("quit_and_start_again()")
+        if self.open_window is None:
+            return
+        from attention_lab.ui.launch import teardown
+
+        self._trigger("menu.quit")
+        teardown(self.app, self.window)
+        self.window = self.open_window()
+        self.restarts += 1
+        self.intent.kv_new_tokens = Intent.kv_new_tokens
+        self.intent.mask_mode = Intent.mask_mode
+        self.intent.expected_error = ""
+        if self.intent.before_tour is not None:  # the tour comes back open: not the learner's doing
+            self.intent.touched_during_tour = True
+
     # ------------------------------------------------------------------ a known starting point
     def reset(self, start_model: str = "start") -> None:
         """Bring the window back to the start of a sequence: English, default layout, tour
@@ -536,6 +559,7 @@ ACTIONS: dict[str, dict[str, tuple]] = {
     "tour_run_benchmark": {},
     "export": {"kind": EXPORT_KINDS, "panel_id": PANEL_IDS},
     "load_model": {"name": ("start", "demo", "other", "broken")},
+    "quit_and_start_again": {},
 }
 
 

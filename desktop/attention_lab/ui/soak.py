@@ -149,10 +149,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = Path(tmp.name)
     models = soak_models(work, args.model)
     trap = FaultTrap().install()
-    window = MainWindow(settings=QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat), model_spec=args.model)
-    window.resize(1400, 900)
-    window.show()
-    driver = LearnerDriver(window, models, work / "exports")
+    def open_window(model_spec: str | None = None) -> MainWindow:
+        window = MainWindow(settings=QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat), model_spec=model_spec)
+        window.resize(1400, 900)
+        window.show()
+        return window
+
+    driver = LearnerDriver(open_window(args.model), models, work / "exports", open_window=open_window)
     driver.settle()
     beat = Heartbeat(5)
     samples: list[dict] = []
@@ -193,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         beat.stop()
         trap.uninstall()
-        stopped = teardown(app, window)
+        stopped = teardown(app, driver.window)
         tmp.cleanup()
 
     summary = summarise(samples, args.warmup_min * 60)
