@@ -113,7 +113,8 @@ def compute_analysis(
     overview: list = []
 
     def summarise(index: int, attn: torch.Tensor) -> None:
-        overview.extend(head_portrait(attn[0], layer_offset=index))
+        if n >= 2:  # one token has no portrait (its row is [1]): the panels say so
+            overview.extend(head_portrait(attn[0], layer_offset=index))
         check()  # a superseded request stops between layers
 
     causal_out = lens(ids, causal=True, mask_mode=request.mask_mode, keep_attentions=[layer], keep_hidden=True,

@@ -190,8 +190,13 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     app.setApplicationName("attention-lab")
     app.setApplicationDisplayName("Attention Lab")
 
+    from attention_lab.ui import crash_log
     from attention_lab.ui.errors import install_excepthook
     from attention_lab.ui.main_window import MainWindow
+
+    # a learner's session keeps a log (and faulthandler's stack of a hard crash); the headless
+    # runs (smoke test, screenshot) are checks, not sessions: they leave the user's folder alone
+    crash = None if headless else crash_log.install()
 
     tmp = None
     if args.settings:
@@ -210,6 +215,8 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     try:
         window = MainWindow(settings=settings, model_spec=args.model, language=args.lang)
         previous_hook = install_excepthook(lambda: window)
+        if crash is not None:
+            crash.hook_exceptions()  # logged first, then the error dialog
         if headless:
             hook = sys.excepthook
 
@@ -221,6 +228,8 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
             window.resize(*args.size)
         window.state_shown.connect(_freeze_once)
         window.show()
+        if not headless:
+            crash_log.attach(window, crash)  # Help › Open log folder; the notice after a crash
         if not headless:
             code = int(app.exec())
         else:
@@ -234,6 +243,8 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     if not stopped:
         print("attention-lab: the worker thread did not stop in time", file=sys.stderr)
         code = code or 1
+    if crash is not None:
+        crash.clean_exit()
     # The interpreter's last collection would walk every object torch, Qt and the window
     # made (0.4 s of the exit, measured); the process frees them all at once anyway.
     gc.freeze()

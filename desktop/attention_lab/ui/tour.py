@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.core.jobs import TOUR_FACT, text_key
+from attention_lab.core.lens import MaskMode
 from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep
 from attention_lab.ui.i18n import register, tr, translator
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
@@ -413,6 +414,10 @@ class TourDock(QDockWidget):
         self.menu_action: QAction | None = None
         self.top_height_before: int | None = None  # the top strip's height before the tour widened it
         self.offer: TourOffer | None = None
+        # the learner's own inputs when the tour began, and what the tour's steps set them
+        # to: its end gives back each one the learner has not changed since
+        self._before: dict | None = None
+        self._set_by_tour: dict = {}
         self.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -547,6 +552,47 @@ class TourDock(QDockWidget):
         self._save()
         super().closeEvent(event)
         _unfit(self.window_, self)
+        self._give_back_inputs()
+
+    # ------------------------------------------------------------------ the learner's own inputs
+    def _inputs(self) -> dict:
+        """The inputs a step may change: the leakage edit, layer, mode, the mask panel's mode."""
+        session = self.window_.session
+        mask = self.window_.built_panel(PanelId.MASK)
+        mode = mask.selected_mode() if mask is not None else MaskMode.NEG_INF.value
+        return {"edit": (session.position, session.replacement_id), "layer": session.layer,
+                "causal": session.causal, "mask_mode": mode}
+
+    def _note_set_by_tour(self) -> None:
+        now = self._inputs()
+        for key in self._touched:
+            self._set_by_tour[key] = now[key]
+        self._touched = set()
+
+    _touched: set = set()  # keys the step being entered sets
+
+    def _give_back_inputs(self) -> None:
+        before, self._before = self._before, None
+        set_by_tour, self._set_by_tour = self._set_by_tour, {}
+        if before is None:
+            return
+        now = self._inputs()
+        back = {key: before[key] for key, value in set_by_tour.items() if now[key] == value and before[key] != value}
+        session = self.window_.session
+        if "mask_mode" in back:
+            mask = self.window_.built_panel(PanelId.MASK)
+            if mask is not None:
+                mask.set_mode(back["mask_mode"])
+        if "layer" in back:
+            session.set_layer(back["layer"])
+        if "causal" in back:
+            session.set_causal(back["causal"])
+        if "edit" in back:
+            position, replacement = back["edit"]
+            if replacement is None:
+                session.set_position(position)
+            else:
+                session.set_replacement(position, replacement)
 
     # ------------------------------------------------------------------ access to the window
     def _new_token_count(self) -> int:
@@ -604,6 +650,10 @@ class TourDock(QDockWidget):
         """Bring the step's panel forward and select what it needs, then measure its fact."""
         step = self.step
         session = self.window_.session
+        if self._before is None:
+            self._before = self._inputs()
+        touched = {key for key, on in (("layer", step.layer is not None), ("causal", step.causal is not None),
+                                        ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None)) if on}
         dock = self._dock(step.panel)
         if dock is not None:
             dock.show()
@@ -618,6 +668,8 @@ class TourDock(QDockWidget):
             self.window_.panel(PanelId.MASK).set_mode(step.mask_mode)
         if step.offers_benchmark:
             self.window_.panel(PanelId.KVBENCH).show_benchmark()
+        self._touched = touched
+        self._note_set_by_tour()
         self._open_head_once = step.open_head
         self.fact = None
         self.fact_error = None
@@ -632,6 +684,8 @@ class TourDock(QDockWidget):
         self._open_head_once = False
         self.window_.panel(PanelId.HEAD_GRID).set_view(SIDE_BY_SIDE)
         self.window_.select_head(int(fact.values["layer"]), int(fact.values["bidir_head"]))
+        self._touched = {"layer"}
+        self._note_set_by_tour()
 
     # ------------------------------------------------------------------ the fact
     def _context(self, state) -> TourContext:

@@ -270,7 +270,11 @@ class KVBenchPanel(Panel):
         self.new_tokens = QSpinBox(tab)
         self.new_tokens.setRange(1, 1000)
         self.new_tokens.setValue(DEFAULT_NEW_TOKENS)
-        self.new_tokens.valueChanged.connect(lambda _v: self._fill_cache_size())
+        self.new_tokens.valueChanged.connect(self._new_tokens_changed)
+        # what the learner asked for: a text that fills the context clamps the box to 1, and
+        # a shorter text gets the learner's number back (not the clamped one)
+        self._asked_new_tokens = DEFAULT_NEW_TOKENS
+        self._fitting = False
         self.repetitions_label = QLabel(tab)
         self.repetitions = QSpinBox(tab)
         self.repetitions.setRange(1, 20)
@@ -395,7 +399,14 @@ class KVBenchPanel(Panel):
         self._state = state
         cfg = state.model.lens.config
         room = cfg.n_positions - state.n_tokens
+        self._fitting = True  # the box follows the text: not the learner's choice
         self.new_tokens.setMaximum(max(1, room))
+        self.new_tokens.setValue(min(self._asked_new_tokens, max(1, room)))
+        self._fitting = False
+        if room <= 0 and not self._running:
+            self._set_message("kvbench.no_room", ctx=cfg.n_positions)
+        elif self._message_key == "kvbench.no_room":
+            self._set_message("kvbench.idle")  # the text was shortened: there is room again
         self._fill_texts()
         self._fill_cache_size()
         self._update_controls()
@@ -559,6 +570,11 @@ class KVBenchPanel(Panel):
         self._set_message("kvbench.cancelled")
         self._update_controls()
         self.benchmark_cancelled.emit()
+
+    def _new_tokens_changed(self, value: int) -> None:
+        if not self._fitting:
+            self._asked_new_tokens = value
+        self._fill_cache_size()
 
     def _update_controls(self) -> None:
         can_run = self._state is not None and not self._running and self.is_served(self.benchmark_wanted)

@@ -343,8 +343,8 @@ class PortraitPanel(Panel):
         self.error_raised.emit(tr("portrait.induction.failed", message=message), details)
 
     def induction_for(self, head: int) -> float | None:
-        if self._induction is None or self._state is None:
-            return None
+        if self._induction is None or self._state is None or self._induction_model is not self._state.model:
+            return None  # (scores of the previous model, until this one's arrive: other shapes)
         return float(self._induction[self._state.layer, head])
 
     # ------------------------------------------------------------------ view

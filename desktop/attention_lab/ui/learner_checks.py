@@ -1,0 +1,210 @@
+"""What must hold after every learner action, once the window has settled.
+
+:class:`FaultTrap` records what must never happen at all: an exception escaping on any
+thread (``sys.excepthook``, ``threading.excepthook``) and any Qt warning (wrong-thread
+access, "Cannot queue arguments", a deleted object touched...).  :func:`window_problems`
+reads the settled window and lists where it disagrees with the learner's inputs: a panel
+in sight showing an older analysis, controls that don't follow the text, a busy worker,
+the wrong model, a tour that kept its own settings.  Shared by the stateful test and the
+soak; it reads the window's internals in one place so a restructured UI changes only this
+module and :mod:`attention_lab.ui.learner_driver`.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+
+from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+from attention_lab.ui.i18n import tr
+
+#: Qt messages that say nothing about the app (offscreen platform chatter)
+HARMLESS_QT = (
+    "This plugin does not support",  # offscreen: propagateSizeHints, raise(), grabbing the keyboard
+    "QFont::setPointSize",
+    "Populating font family aliases",
+)
+
+
+class FaultTrap:
+    """Collects uncaught exceptions (every thread) and Qt warnings while installed."""
+
+    def __init__(self) -> None:
+        self.faults: list[str] = []
+        self._previous: tuple | None = None
+
+    def install(self) -> "FaultTrap":
+        def excepthook(exc_type, exc, tb):
+            self.faults.append("exception: " + "".join(traceback.format_exception(exc_type, exc, tb)))
+
+        def thread_hook(args):
+            self.faults.append(
+                f"exception in thread {getattr(args.thread, 'name', '?')}: "
+                + "".join(traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback))
+            )
+
+        def qt_handler(kind, _context, message):
+            if kind == QtMsgType.QtFatalMsg:  # Qt aborts right after: say why first
+                sys.stderr.write(f"Qt fatal: {message}\n")
+            if kind == QtMsgType.QtDebugMsg or kind == QtMsgType.QtInfoMsg:
+                return
+            if any(message.startswith(h) for h in HARMLESS_QT):
+                return
+            self.faults.append(f"Qt {kind.name}: {message}")
+
+        self._previous = (sys.excepthook, threading.excepthook)
+        sys.excepthook, threading.excepthook = excepthook, thread_hook
+        self._previous_qt = qInstallMessageHandler(qt_handler)
+        return self
+
+    def uninstall(self) -> None:
+        if self._previous is not None:
+            sys.excepthook, threading.excepthook = self._previous
+            qInstallMessageHandler(self._previous_qt)
+            self._previous = None
+
+    def take(self) -> list[str]:
+        faults, self.faults = self.faults, []
+        return faults
+
+    def __enter__(self) -> "FaultTrap":
+        return self.install()
+
+    def __exit__(self, *exc) -> None:
+        self.uninstall()
+
+
+def shown_state(panel):
+    """The AnalysisState a panel draws (panels keep it as ``state`` or ``_state``)."""
+    state = getattr(panel, "state", None)
+    return state if state is not None else getattr(panel, "_state", None)
+
+
+def _error_dialog_message(window) -> str | None:
+    """The open error dialog's message (None: no dialog open)."""
+    from attention_lab.ui.errors import ErrorDialog
+
+    dialog = window.findChild(ErrorDialog, "error_dialog")
+    return dialog.message.text() if dialog is not None and dialog.isVisible() else None
+
+
+def window_problems(driver) -> list[str]:
+    """Every way the settled window disagrees with the learner's inputs (empty: all is well)."""
+    w, s, intent = driver.window, driver.window.session, driver.intent
+    problems: list[str] = []
+    busy = driver.pending()
+    if busy:
+        problems.append(f"still busy after settling: {busy}")
+    if w.worker.busy:
+        problems.append("the worker is not idle although nothing is pending")
+    message = _error_dialog_message(w)
+    if message is not None and not (intent.expected_error and intent.expected_error in message):
+        problems.append("an error dialog is open: " + message)
+
+    # the model: a failed load keeps the previous one working
+    if s.model is None or s.model.spec != intent.model_spec:
+        problems.append(f"model {getattr(s.model, 'spec', None)!r}, expected {intent.model_spec!r}")
+
+    # the text field, the session and the analysis on display agree
+    tokens = w.panels.get("panel.token_editor")
+    if tokens is not None and tokens.text() != s.text:
+        problems.append(f"text field {tokens.text()!r:.60} but the session has {s.text!r:.60}")
+    state = w.last_state
+    has_tokens = s.model is not None and bool(s.model.tokenizer.encode(s.text)) if s.text else False
+    if state is not None and has_tokens:
+        n = state.n_tokens
+        expected = dict(
+            text=s.text, layer=s.layer, causal=s.causal, bos=s.bos, model=s.model,
+            position=n - 1 if s.position is None else min(s.position, n - 1),
+        )
+        shown = dict(
+            text=state.text, layer=state.layer, causal=state.causal, bos=bool(state.extras.get("bos")),
+            model=state.model, position=state.position,
+        )
+        for key, value in expected.items():
+            if shown[key] is not value and shown[key] != value:
+                problems.append(f"the analysis shown has {key}={_short(shown[key])}, the inputs {key}={_short(value)}")
+        if s.replacement_id is not None and state.replacement_id != s.replacement_id and state.ids[state.position] != s.replacement_id:
+            problems.append(f"replacement {state.replacement_id} shown, {s.replacement_id} asked")
+        problems += _panels_show(w, state)
+        problems += _controls_follow(w, state, intent)
+    elif s.model is not None and not has_tokens:
+        if tokens is not None and tokens.message.isHidden():  # (hidden with its dock is fine)
+            problems.append("a text without tokens, and no notice says so")
+    problems += _tour_left_things_as_they_were(driver)
+    return problems
+
+
+def _short(value) -> str:
+    text = repr(getattr(value, "spec", value))
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def _panels_show(w, state) -> list[str]:
+    """Every built panel in sight draws the current analysis, never an older one."""
+    problems = []
+    waiting = w.panels_waiting
+    for pid, panel in w.panels.items():
+        if pid in waiting:
+            continue  # out of sight: drawn when its dock is shown
+        if shown_state(panel) is not state:
+            problems.append(f"{pid} (in sight) shows request {getattr(shown_state(panel), 'request_id', None)}, not {state.request_id}")
+        elif not panel.isEnabled():
+            problems.append(f"{pid} is greyed out although it shows the current text")
+    return problems
+
+
+def _controls_follow(w, state, intent) -> list[str]:
+    """The controls a learner reads say the same as the analysis."""
+    problems = []
+    n = state.n_tokens
+    tokens = w.panels.get("panel.token_editor")
+    if tokens is not None and tokens.state is state:
+        if tokens.chips.tokens != state.tokens:
+            problems.append("the chips are not the tokens of the text")
+        if tokens.count.text() != tr("token_editor.count", n=n):
+            problems.append(f"token count says {tokens.count.text()!r}, {n} tokens")
+    grid = w.panels.get("panel.head_grid")
+    if grid is not None and grid.state is state:
+        if grid.layer.value() != state.layer:
+            problems.append(f"the layer box says {grid.layer.value()}, layer {state.layer} shown")
+        if grid.causal.isChecked() != state.causal:
+            problems.append("the causal switch disagrees with the maps shown")
+    leakage = w.panels.get("panel.leakage")
+    if leakage is not None and leakage.state is state and leakage.position.value() != state.position:
+        problems.append(f"the leakage position box says {leakage.position.value()}, position {state.position} shown")
+    kv = w.panels.get("panel.kvbench")
+    if kv is not None and shown_state(kv) is state and not kv.running:
+        room = state.model.lens.config.n_positions - n
+        if kv.new_tokens.maximum() != max(1, room):
+            problems.append(f"KV 'New tokens' allows up to {kv.new_tokens.maximum()} with room for {room}")
+        wanted = min(intent.kv_new_tokens, max(1, room))
+        if kv.new_tokens.value() != wanted:
+            problems.append(f"KV 'New tokens' is {kv.new_tokens.value()}, the learner's {intent.kv_new_tokens} fits as {wanted}")
+        full = tr("kvbench.no_room", ctx=state.model.lens.config.n_positions)
+        if room > 0 and kv.message.text() == full:
+            problems.append(f"KV says the text fills the context with room for {room} tokens")
+        if room <= 0 and kv.message.text() != full:
+            problems.append("the text fills the context and the KV panel doesn't say so")
+    mask = w.panels.get("panel.mask")
+    if mask is not None and not w.tour.isVisible() and mask.selected_mode() != intent.mask_mode:
+        problems.append(f"mask mode {mask.selected_mode()!r}, the learner chose {intent.mask_mode!r}")
+    return problems
+
+
+def _tour_left_things_as_they_were(driver) -> list[str]:
+    """A tour that ended gives the learner's own inputs back (unless they changed them during it)."""
+    ended, driver.tour_ended = driver.tour_ended, None
+    if ended is None:
+        return []
+    before, touched = ended
+    if touched or before is None:
+        return []
+    after = driver._inputs()
+    return [
+        f"after the tour {key} is {_short(after[key])}, before it {_short(value)}"
+        for key, value in before.items()
+        if after[key] != value
+    ]

@@ -1,0 +1,569 @@
+"""Drive the real main window the way a learner does: the one place that knows how.
+
+Used by the stateful test (``tests/ui/test_learner_fuzz.py``) and the soak run
+(:mod:`attention_lab.ui.soak`).  Every action goes through the widgets a learner touches
+(QTest key presses and mouse clicks on the text field, the chips, the guesses, the radio
+buttons and push buttons; the View / Language / Help actions), except where Qt would open
+a native file dialog (export, open folder): those call the window's own method with the
+path a learner would have picked.  When the window's structure changes, this module (and
+:mod:`attention_lab.ui.learner_checks`, which reads the window) is what adapts.
+
+:class:`LearnerDriver` also keeps what the learner asked for (the text field's content,
+the KV panel's "new tokens", the mask mode, the model that should be loaded) so the checks
+can compare the window with it.  ``ACTIONS`` lists every action with the choices of its
+arguments, so the test (hypothesis strategies) and the soak (a seeded ``random.Random``)
+draw from the same catalogue.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QDockWidget
+
+from attention_lab.core.lab import SEED_TEXT
+from attention_lab.core.lens import MaskMode
+
+TOKENS_PANEL, HEADS_PANEL, KV_PANEL, MASK_PANEL = "panel.token_editor", "panel.head_grid", "panel.kvbench", "panel.mask"
+PANEL_IDS = (
+    "panel.token_editor", "panel.head_grid", "panel.kvbench", "panel.leakage",
+    "panel.mask", "panel.portrait", "panel.shapes",
+)
+_SENTENCE = "The quick brown fox jumps over the lazy dog while the cat sleeps. "
+#: what a learner types or pastes: the ordinary, the empty, the odd, and the too long
+TEXTS = {
+    "seed": SEED_TEXT,
+    "short": "Hello world",
+    "pt": "O Brasil é gigante pela própria natureza",
+    "empty": "",
+    "spaces": "   ",
+    "emoji": "🙂 attention 👍🏽 works",
+    "rtl": "שלום עולם مرحبا بالعالم",
+    "cjk": "注意力机制很重要",
+    "nul": "a\x00b after a NUL",
+    "newlines": "line one\nline two\n\n",
+    "context_long": _SENTENCE * 20,  # ~280 tokens: fills the demo model's 256 positions
+    "over_long": _SENTENCE * 80,  # ~1100 tokens: cut at every model's context
+}
+#: what a learner types a few keys at a time (QTest.keyClicks: one key event per character)
+TYPED = (" and more", " x", "!", " déjà vu", " 2024")
+WORDS = (" cat", "dog", " the", "banana split", "", "  ", "🙂")
+LANGUAGE_CODES = ("en", "pt_BR")
+MASK_MODES = tuple(m.value for m in MaskMode)
+SIZES = ((1400, 900), (1000, 700), (1900, 1150), (800, 600))
+EXPORT_KINDS = ("png", "svg", "csv")
+SETTLE_TIMEOUT_S = 60.0
+
+
+@dataclass
+class Intent:
+    """What the learner asked for, to compare the window with (the test's model)."""
+
+    model_spec: str = ""  # the model that should be in use (a failed load keeps the previous one)
+    kv_new_tokens: int = 50  # the KV panel's "New tokens" as the learner last set it
+    mask_mode: str = MaskMode.NEG_INF.value
+    language: str = "en"
+    expected_error: str = ""  # what the error dialog may say: the learner opened a broken model
+    #: the session's inputs when the tour was opened, and whether the learner changed them since
+    before_tour: dict | None = None
+    touched_during_tour: bool = False
+    log: list[str] = field(default_factory=list)  # the actions so far, for reports
+
+
+def type_keys(widget, text: str) -> None:
+    """One key press per character, any character (QTest.keyClicks asserts on non-ASCII)."""
+    for ch in text:
+        QTest.sendKeyEvent(QTest.KeyAction.Click, widget, Qt.Key.Key_unknown, ch, Qt.KeyboardModifier.NoModifier)
+
+
+class LearnerDriver:
+    """Acts on ``window`` (a shown MainWindow); ``models`` maps a name to a model spec."""
+
+    def __init__(self, window, models: dict[str, str], workdir: Path, *, settle_timeout_s: float = SETTLE_TIMEOUT_S,
+                 open_window=None):
+        self.window = window
+        #: ``open_window()`` -> a new shown MainWindow on the same settings file (a restart);
+        #: None: the "quit and start again" action does nothing
+        self.open_window = open_window
+        self.restarts = 0
+        self.models = dict(models)
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.settle_timeout_s = settle_timeout_s
+        self.intent = Intent(model_spec=models.get("start", ""))
+        self.steps = 0
+        self.exports = 0
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def app(self):
+        return QApplication.instance()
+
+    def panel(self, panel_id: str):
+        """The panel, built if needed (a learner opening its tab builds it too)."""
+        return self.window.panels[panel_id]
+
+    def dock(self, panel_id: str) -> QDockWidget:
+        return self.window.docks[panel_id]
+
+    def bring(self, panel_id: str):
+        """Open the panel's dock (re-open it if closed) and its tab, as a learner does first."""
+        dock = self.dock(panel_id)
+        if dock.isHidden():
+            dock.toggleViewAction().trigger()
+        dock.raise_()
+        self.app.processEvents()
+        return self.panel(panel_id)
+
+    def _record(self, what: str) -> None:
+        self.steps += 1
+        self.intent.log.append(what)
+
+    def _learner_input(self) -> None:
+        """The learner changed an input themselves (during the tour: theirs wins at its end)."""
+        if self.intent.before_tour is not None:
+            self.intent.touched_during_tour = True
+
+    def pending(self) -> list[str]:
+        """What is still on its way: an empty list once the window has settled."""
+        w = self.window
+        busy = []
+        if w.session.pending:
+            busy.append("session")
+        if w.worker.busy:
+            busy.append(f"worker ({w.worker.running_kind})")
+        if w.download_worker.busy:
+            busy.append("download worker")
+        showing = getattr(w, "_showing", None)
+        if showing is not None and showing is not w.last_state:
+            busy.append("drawing")
+        if any(not w._out_of_sight(pid) for pid in w.panels_waiting):
+            busy.append("catch-up")
+        return busy
+
+    def settle(self, timeout_s: float | None = None) -> float:
+        """Run the event loop until nothing is pending (and three quiet turns in a row);
+        returns the seconds it took.  Raises TimeoutError naming what is still busy."""
+        app = self.app
+        start = time.monotonic()
+        deadline = start + (timeout_s or self.settle_timeout_s)
+        quiet = 0
+        while quiet < 3:
+            app.processEvents()
+            if self.pending():
+                quiet = 0
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the window did not settle in {timeout_s or self.settle_timeout_s:.0f} s: {self.pending()}")
+                QTest.qWait(2)  # sleeps in the event loop: the worker gets the cores
+            else:
+                quiet += 1
+        return time.monotonic() - start
+
+    def dismiss_error(self) -> bool:
+        """Close the error dialog with its Close button, if one is open; True if it was."""
+        from attention_lab.ui.errors import ErrorDialog
+
+        dialog = self.window.findChild(ErrorDialog, "error_dialog")
+        if dialog is None or not dialog.isVisible():
+            return False
+        dialog.reject()  # the Close button of its QDialogButtonBox
+        self.app.processEvents()
+        self.intent.expected_error = ""
+        return True
+
+    # ------------------------------------------------------------------ the text
+    def _editor(self):
+        return self.bring(TOKENS_PANEL).editor
+
+    def paste_text(self, name: str) -> None:
+        """Select everything in the text field and paste a text over it (one edit)."""
+        self._record(f"paste_text({name!r})")
+        self._learner_input()
+        editor = self._editor()
+        editor.setFocus()
+        editor.selectAll()
+        if TEXTS[name]:
+            editor.insertPlainText(TEXTS[name])  # what Ctrl+V does, without the clipboard
+        else:
+            QTest.keyClick(editor, Qt.Key.Key_Delete)
+
+    def type_text(self, typed: str) -> None:
+        """Type at the end of the text, one key press per character."""
+        self._record(f"type_text({typed!r})")
+        self._learner_input()
+        editor = self._editor()
+        editor.setFocus()
+        editor.moveCursor(QTextCursor.MoveOperation.End)
+        type_keys(editor, typed)
+
+    def backspace(self, count: int) -> None:
+        self._record(f"backspace({count})")
+        self._learner_input()
+        editor = self._editor()
+        editor.setFocus()
+        editor.moveCursor(QTextCursor.MoveOperation.End)
+        for _ in range(count):
+            QTest.keyClick(editor, Qt.Key.Key_Backspace)
+
+    def clear_text(self) -> None:
+        self._record("clear_text()")
+        self._learner_input()
+        editor = self._editor()
+        editor.setFocus()
+        QTest.keyClick(editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        QTest.keyClick(editor, Qt.Key.Key_Delete)
+
+    def toggle_bos(self) -> None:
+        self._record("toggle_bos()")
+        self._learner_input()
+        box = self.bring(TOKENS_PANEL).bos
+        QTest.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+
+    # ------------------------------------------------------------------ the leakage edit
+    def click_chip(self, fraction: float) -> None:
+        """Click the chip at ``fraction`` of the way along the tokens (0: first, 1: last)."""
+        panel = self.bring(TOKENS_PANEL)
+        chips = panel.chips
+        self._record(f"click_chip({fraction})")
+        self._learner_input()
+        if not chips.tokens:
+            return
+        index = min(len(chips.tokens) - 1, int(fraction * len(chips.tokens)))
+        rect = chips.chip_rect(index)
+        panel.chip_scroll.ensureVisible(rect.center().x(), rect.center().y(), 0, rect.height())
+        self.app.processEvents()
+        QTest.mouseClick(chips, Qt.MouseButton.LeftButton, pos=rect.center())
+
+    def type_replacement(self, word: str) -> None:
+        """Type a word in the replacement field and press Enter."""
+        self._record(f"type_replacement({word!r})")
+        self._learner_input()
+        field_ = self.bring(TOKENS_PANEL).word
+        field_.setFocus()
+        field_.selectAll()
+        QTest.keyClick(field_, Qt.Key.Key_Delete)
+        type_keys(field_, word)
+        QTest.keyClick(field_, Qt.Key.Key_Return)
+
+    def pick_guess(self, index: int) -> None:
+        """Click one of the model's guesses for the chosen position."""
+        self._record(f"pick_guess({index})")
+        self._learner_input()
+        guesses = self.bring(TOKENS_PANEL).predictions
+        if guesses.count() == 0:
+            return
+        item = guesses.item(index % guesses.count())
+        guesses.scrollToItem(item)
+        self.app.processEvents()
+        rect = guesses.visualItemRect(item)
+        if rect.isEmpty() or not guesses.viewport().rect().contains(rect.center()):
+            return  # out of the list's one visible row: a learner can't click it either
+        QTest.mouseClick(guesses.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+    def write_into_text(self) -> None:
+        """"Write into the text": the leakage edit becomes part of the text."""
+        self._record("write_into_text()")
+        self._learner_input()
+        button = self.bring(TOKENS_PANEL).apply
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+
+    # ------------------------------------------------------------------ heads
+    def set_causal(self, causal: bool) -> None:
+        self._record(f"set_causal({causal})")
+        self._learner_input()
+        grid = self.bring(HEADS_PANEL)
+        button = grid.causal if causal else grid.bidirectional
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton, pos=QPoint(8, button.height() // 2))
+
+    def step_layer(self, up: bool) -> None:
+        """The layer spin box's arrow keys."""
+        self._record(f"step_layer(up={up})")
+        self._learner_input()
+        spin = self.bring(HEADS_PANEL).layer
+        spin.setFocus()
+        QTest.keyClick(spin, Qt.Key.Key_Up if up else Qt.Key.Key_Down)
+
+    def layer_shortcut(self, up: bool) -> None:
+        """View › Next / Previous layer."""
+        self._record(f"layer_shortcut(up={up})")
+        self._learner_input()
+        self._trigger("menu.next_layer" if up else "menu.previous_layer")
+
+    def set_head(self, head: int) -> None:
+        """One head enlarged: its tab, then the head's number."""
+        self._record(f"set_head({head})")
+        grid = self.bring(HEADS_PANEL)
+        grid.tabs.setCurrentIndex(1)
+        grid.head_spin.setValue(head)
+
+    def head_grid_tab(self, index: int) -> None:
+        self._record(f"head_grid_tab({index})")
+        grid = self.bring(HEADS_PANEL)
+        bar = grid.tabs.tabBar()
+        QTest.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+
+    # ------------------------------------------------------------------ docks, layout, language
+    def open_tab(self, panel_id: str) -> None:
+        self._record(f"open_tab({panel_id!r})")
+        self.bring(panel_id)
+
+    def close_dock(self, panel_id: str) -> None:
+        """The dock's × (View menu entry unchecked)."""
+        self._record(f"close_dock({panel_id!r})")
+        dock = self.dock(panel_id)
+        if not dock.isHidden():
+            dock.toggleViewAction().trigger()
+
+    def reset_layout(self) -> None:
+        self._record("reset_layout()")
+        self._trigger("menu.reset_layout")
+
+    def set_language(self, code: str) -> None:
+        self._record(f"set_language({code!r})")
+        self.window.language_actions[code].trigger()
+        self.intent.language = code
+
+    def resize(self, width: int, height: int) -> None:
+        self._record(f"resize({width}, {height})")
+        self.window.resize(width, height)
+
+    def _trigger(self, key: str) -> None:
+        for action in self.window._actions:
+            if action.property("i18n_key") == key:
+                action.trigger()
+                return
+        raise LookupError(key)
+
+    # ------------------------------------------------------------------ mask panel
+    def set_mask_mode(self, mode: str) -> None:
+        self._record(f"set_mask_mode({mode!r})")
+        self._learner_input()
+        choice = self.bring(MASK_PANEL).mode_choice
+        choice.setCurrentIndex(choice.findData(mode))  # what picking it in the list does
+        self.intent.mask_mode = mode
+
+    # ------------------------------------------------------------------ KV benchmark
+    def _kv(self):
+        panel = self.bring(KV_PANEL)
+        panel.tabs.setCurrentWidget(panel.bench_tab)
+        return panel
+
+    def set_new_tokens(self, count: int) -> None:
+        """Type a number in "New tokens" (the spin box keeps it within its range)."""
+        self._record(f"set_new_tokens({count})")
+        spin = self._kv().new_tokens
+        if not spin.isEnabled():
+            return
+        spin.setFocus()
+        spin.selectAll()
+        QTest.keyClicks(spin, str(count))
+        QTest.keyClick(spin, Qt.Key.Key_Return)
+        self.intent.kv_new_tokens = spin.value()
+
+    def kv_run(self) -> None:
+        self._record("kv_run()")
+        QTest.mouseClick(self._kv().run_button, Qt.MouseButton.LeftButton)
+
+    def kv_run_then_cancel(self, turns: int) -> None:
+        """Run, let ``turns`` turns of the event loop pass, then Cancel (maybe after the end)."""
+        self._record(f"kv_run_then_cancel({turns})")
+        panel = self._kv()
+        QTest.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+        for _ in range(turns):
+            QTest.qWait(1)
+        QTest.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+
+    def kv_restart(self) -> None:
+        """Run, Cancel, Run again."""
+        self._record("kv_restart()")
+        panel = self._kv()
+        QTest.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+        QTest.qWait(1)
+        QTest.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+
+    def kv_stability_tab(self) -> None:
+        self._record("kv_stability_tab()")
+        panel = self.bring(KV_PANEL)
+        panel.tabs.setCurrentWidget(panel.stability_tab)
+
+    # ------------------------------------------------------------------ the tour
+    def _tour(self):
+        return self.window.tour
+
+    def _inputs(self) -> dict:
+        s = self.window.session
+        mask = self.window.panels.get(MASK_PANEL)
+        return dict(
+            position=s.position, replacement_id=s.replacement_id, layer=s.layer, causal=s.causal,
+            mask_mode=mask.selected_mode() if mask is not None else self.intent.mask_mode,
+        )
+
+    def tour_open(self) -> None:
+        """Help › Lab tour."""
+        self._record("tour_open()")
+        if self.intent.before_tour is None:
+            self.intent.before_tour = self._inputs()
+            self.intent.touched_during_tour = False
+        self.window.tour.menu_action.trigger()
+
+    def tour_next(self) -> None:
+        self._record("tour_next()")
+        tour = self._tour()
+        if tour.isVisible():
+            QTest.mouseClick(tour.next_button, Qt.MouseButton.LeftButton)
+            self._tour_maybe_ended()
+
+    def tour_back(self) -> None:
+        self._record("tour_back()")
+        tour = self._tour()
+        if tour.isVisible() and tour.back_button.isEnabled():
+            QTest.mouseClick(tour.back_button, Qt.MouseButton.LeftButton)
+
+    def tour_close(self) -> None:
+        self._record("tour_close()")
+        tour = self._tour()
+        if tour.isVisible():
+            QTest.mouseClick(tour.close_button, Qt.MouseButton.LeftButton)
+        self._tour_maybe_ended()
+
+    def tour_run_benchmark(self) -> None:
+        self._record("tour_run_benchmark()")
+        tour = self._tour()
+        if tour.isVisible() and tour.run_button.isVisible() and tour.run_button.isEnabled():
+            QTest.mouseClick(tour.run_button, Qt.MouseButton.LeftButton)
+
+    def _tour_maybe_ended(self) -> None:
+        if not self._tour().isVisible():
+            self.tour_ended = (self.intent.before_tour, self.intent.touched_during_tour)
+            self.intent.before_tour = None
+
+    tour_ended: tuple | None = None  # (inputs before it, touched?) of the tour that just ended
+
+    # ------------------------------------------------------------------ files and models
+    def export(self, kind: str, panel_id: str) -> None:
+        """File › Export on ``panel_id`` (the path a learner would pick in the dialog)."""
+        self._record(f"export({kind!r}, {panel_id!r})")
+        self.bring(panel_id)
+        self.exports += 1
+        self.window.export_current(kind, self.workdir / f"export-{self.exports % 8}.{kind}", panel_id=panel_id)
+
+    def load_model(self, name: str) -> None:
+        """File › Open model folder (or Use the demo model)."""
+        self._record(f"load_model({name!r})")
+        self._learner_input()
+        spec = self.models[name]
+        if name == "demo":
+            self._trigger("menu.use_demo")
+        else:
+            self.window.open_model_folder(spec)
+        if name == "broken":
+            self.intent.expected_error = spec
+        else:
+            self.intent.model_spec = spec
+
+    def quit_and_start_again(self) -> None:
+        """File › Quit, then start the app again: the settings bring the text, the model,
+        the language and the layout back; the panels start afresh."""
+        self._record("quit_and_start_again()")
+        if self.open_window is None:
+            return
+        from attention_lab.ui.launch import teardown
+
+        self._trigger("menu.quit")
+        teardown(self.app, self.window)
+        self.window = self.open_window()
+        self.restarts += 1
+        self.intent.kv_new_tokens = Intent.kv_new_tokens
+        self.intent.mask_mode = Intent.mask_mode
+        self.intent.expected_error = ""
+        if self.intent.before_tour is not None:  # the tour comes back open: not the learner's doing
+            self.intent.touched_during_tour = True
+
+    # ------------------------------------------------------------------ a known starting point
+    def reset(self, start_model: str = "start") -> None:
+        """Bring the window back to the start of a sequence: English, default layout, tour
+        closed, the start model, the seed text and default inputs; then settle."""
+        w = self.window
+        self.dismiss_error()
+        if self._tour().isVisible():
+            self._tour().close()
+        self.intent = Intent(model_spec=self.models[start_model])
+        self.tour_ended = None
+        self.settle()
+        if w.language_actions["en"].isChecked() is False:
+            w.language_actions["en"].trigger()
+        if w.session.model is None or w.session.model.spec != self.models[start_model]:
+            w.open_model_folder(self.models[start_model])
+            self.settle()
+        kv = w.panels.get(KV_PANEL)
+        if kv is not None:
+            kv.cancel_benchmark()
+        mask = w.panels.get(MASK_PANEL)
+        if mask is not None:
+            mask.set_mode(self.intent.mask_mode)
+        w.reset_layout()
+        w.resize(*SIZES[0])
+        tokens = self.bring(TOKENS_PANEL)
+        tokens.set_bos(False)
+        w.session.set_bos(False)
+        w.session.set_layer(0)
+        w.session.set_causal(True)
+        w.session.set_position(None)
+        tokens.editor.setPlainText(SEED_TEXT)
+        w.session.analyse_now()
+        self.settle()
+        if kv is not None:  # in sight (so it shows the seed text, which leaves it room)
+            self.bring(KV_PANEL).new_tokens.setValue(self.intent.kv_new_tokens)
+            w.reset_layout()
+            self.settle()
+
+
+#: (action, {argument: choices}) for every learner action; choices are sequences (the test
+#: draws with ``sampled_from``, the soak with ``random.choice``)
+ACTIONS: dict[str, dict[str, tuple]] = {
+    "paste_text": {"name": tuple(TEXTS)},
+    "type_text": {"typed": TYPED},
+    "backspace": {"count": (1, 3, 12)},
+    "clear_text": {},
+    "toggle_bos": {},
+    "click_chip": {"fraction": (0.0, 0.25, 0.5, 0.8, 0.99)},
+    "type_replacement": {"word": WORDS},
+    "pick_guess": {"index": (0, 1, 2, 5)},
+    "write_into_text": {},
+    "set_causal": {"causal": (True, False)},
+    "step_layer": {"up": (True, False)},
+    "layer_shortcut": {"up": (True, False)},
+    "set_head": {"head": (0, 3, 11)},
+    "head_grid_tab": {"index": (0, 1, 2)},
+    "open_tab": {"panel_id": PANEL_IDS},
+    "close_dock": {"panel_id": PANEL_IDS},
+    "reset_layout": {},
+    "set_language": {"code": LANGUAGE_CODES},
+    "resize": {"width": tuple(s[0] for s in SIZES), "height": tuple(s[1] for s in SIZES)},
+    "set_mask_mode": {"mode": MASK_MODES},
+    "set_new_tokens": {"count": (1, 5, 20, 300)},
+    "kv_run": {},
+    "kv_run_then_cancel": {"turns": (0, 2, 10)},
+    "kv_restart": {},
+    "kv_stability_tab": {},
+    "tour_open": {},
+    "tour_next": {},
+    "tour_back": {},
+    "tour_close": {},
+    "tour_run_benchmark": {},
+    "export": {"kind": EXPORT_KINDS, "panel_id": PANEL_IDS},
+    "load_model": {"name": ("start", "demo", "other", "broken")},
+    "quit_and_start_again": {},
+}
+
+
+def act(driver: LearnerDriver, action: str, **arguments) -> None:
+    """Perform ``action`` (a key of ACTIONS) and let the window settle."""
+    getattr(driver, action)(**arguments)
+    driver.settle()

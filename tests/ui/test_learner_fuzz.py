@@ -1,0 +1,208 @@
+"""A stateful fuzzer on the real main window: random learner click-paths, checked after every step.
+
+hypothesis' rule-based state machine draws sequences of learner actions from
+``attention_lab.ui.learner_driver.ACTIONS`` (typing, pasting odd texts, chips, guesses,
+layers, modes, docks, language, the mask mode, the KV benchmark, the tour, exports,
+model switches including a broken folder, resizes); after each one the window settles and
+``attention_lab.ui.learner_checks`` must find nothing wrong, and no exception or Qt
+warning may have happened on any thread.  A failure is shrunk to a short sequence that
+hypothesis prints; ``derandomize=True`` makes the same sequences run every time, so a
+failure replays.
+
+One window serves every sequence (a window per sequence would cost more than the
+sequences): each starts from :meth:`LearnerDriver.reset`.  The default run is sized for
+CI (``FUZZ_SEQUENCES`` × ``FUZZ_STEPS``); ``ATTENTION_LAB_FUZZ_SEQUENCES`` /
+``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one.  The regression tests at the end replay
+the shrunk sequences of the bugs the fuzzer found.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+
+from attention_lab.ui.learner_checks import FaultTrap, window_problems
+from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver
+
+FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "200"))
+FUZZ_STEPS = int(os.environ.get("ATTENTION_LAB_FUZZ_STEPS", "30"))
+
+
+@pytest.fixture(scope="module")
+def fuzz_models(tmp_path_factory, tiny_checkpoint):
+    from checkpoints import make_checkpoint
+
+    other = make_checkpoint(tmp_path_factory.mktemp("other-gpt2"), seed=3, n_layer=3, n_head=4, n_embd=32, n_positions=40)
+    broken = tmp_path_factory.mktemp("broken-model")
+    (broken / "config.json").write_text('{"model_type": "gpt2", "n_layer": 2', encoding="utf-8")  # cut short
+    return {"start": str(tiny_checkpoint), "demo": "demo", "other": str(other), "broken": str(broken)}
+
+
+@pytest.fixture
+def driver(make_window, fuzz_models, tmp_path, qtbot):
+    window = make_window(debounce_ms=5)
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=60000)
+    # a restart: the same settings file, the model it saved (make_window tears them all down)
+    return LearnerDriver(window, fuzz_models, tmp_path / "exports",
+                         open_window=lambda: make_window(model_spec=None, debounce_ms=5))
+
+
+def _rule_for(action: str, choices: dict[str, tuple]):
+    def step(self, **arguments):
+        self.driver.dismiss_error()  # a learner closes the dialog before going on
+        getattr(self.driver, action)(**arguments)
+        self.driver.settle()
+
+    step.__name__ = action
+    return rule(**{name: st.sampled_from(values) for name, values in choices.items()})(step)
+
+
+def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict):
+    """The state machine class for ``driver``'s window (one class per test: it holds the window)."""
+
+    def __init__(self):
+        RuleBasedStateMachine.__init__(self)
+        self.driver = driver
+        driver.reset()
+        trap.take()  # what the reset did is not the sequence's
+        counts["sequences"] += 1
+
+    def check(self):
+        counts["checks"] += 1
+        problems = trap.take() + window_problems(self.driver)
+        assert not problems, "\n".join(problems) + "\nactions: " + " → ".join(self.driver.intent.log)
+
+    attrs = {"__init__": __init__, "check": invariant()(check)}
+    for action, choices in ACTIONS.items():
+        attrs[action] = _rule_for(action, choices)
+
+    def teardown(self):
+        counts["steps"] += self.driver.steps
+        self.driver.steps = 0
+
+    attrs["teardown"] = teardown
+    return type("LearnerMachine", (RuleBasedStateMachine,), attrs)
+
+
+def run_machine(driver, sequences: int, steps: int, tally=None) -> dict:
+    counts = {"sequences": 0, "steps": 0, "checks": 0}
+    trap = FaultTrap().install()
+    started = time.monotonic()
+    try:
+        machine = learner_machine(driver, trap, counts)
+        run_state_machine_as_test(
+            machine,
+            settings=settings(
+                max_examples=sequences,
+                stateful_step_count=steps,
+                derandomize=True,  # the same sequences every run: a failure replays
+                database=None,
+                deadline=None,
+                phases=(Phase.generate, Phase.shrink),
+                suppress_health_check=list(HealthCheck),
+                report_multiple_bugs=False,
+            ),
+        )
+    finally:
+        trap.uninstall()
+        counts["seconds"] = time.monotonic() - started
+        print(f"\nlearner fuzz: {counts['sequences']} sequences, {counts['steps']} steps, "
+              f"{counts['checks']} checks in {counts['seconds']:.1f} s")
+        if tally is not None:
+            tally[("learner", "click-path sequences on the real window")] += counts["sequences"]
+            tally[("learner", "click-path steps on the real window")] += counts["steps"]
+    return counts
+
+
+def test_random_learner_click_paths_keep_the_window_consistent(driver, tally):
+    counts = run_machine(driver, FUZZ_SEQUENCES, FUZZ_STEPS, tally)
+    assert counts["sequences"] >= FUZZ_SEQUENCES
+
+
+# ---------------------------------------------------------------------------- shrunk sequences, replayed
+def replay(driver: LearnerDriver, steps) -> None:
+    """Run (action, arguments) steps from a fresh start, checking the window after each."""
+    with FaultTrap() as trap:
+        driver.reset()
+        trap.take()
+        for action, arguments in steps:
+            driver.dismiss_error()
+            getattr(driver, action)(**arguments)
+            driver.settle()
+            problems = trap.take() + window_problems(driver)
+            assert not problems, f"after {action}{arguments}: " + "\n".join(problems)
+
+
+def test_a_shortened_text_gives_the_kv_panel_its_room_back(driver):
+    """Found by hand, caught by the fuzzer: after a context-long text was shortened, "New
+    tokens" stayed at 1 and "the text fills the context" stayed."""
+    replay(driver, [
+        ("open_tab", {"panel_id": "panel.kvbench"}),
+        ("paste_text", {"name": "context_long"}),
+        ("kv_run", {}),
+        ("paste_text", {"name": "short"}),
+    ])
+    kv = driver.window.panels["panel.kvbench"]
+    assert kv.new_tokens.value() == 50 and kv.message.text() != ""
+    assert "fills" not in kv.message.text()
+
+
+def test_the_tour_gives_back_the_learners_edit_and_mask_mode(driver):
+    """Found by hand: the tour replaced the learner's own edit and left the Mask mode changed."""
+    replay(driver, [
+        ("click_chip", {"fraction": 0.5}),
+        ("pick_guess", {"index": 2}),
+        ("set_mask_mode", {"mode": "zero-after-softmax"}),
+        ("tour_open", {}),
+        ("tour_next", {}),
+        ("tour_next", {}),
+        ("tour_close", {}),
+    ])
+    session = driver.window.session
+    assert session.position is not None and session.replacement_id is not None
+    assert driver.window.panels["panel.mask"].selected_mode() == "zero-after-softmax"
+
+
+def test_switching_to_a_model_with_fewer_heads_with_the_portrait_open(driver):
+    """Found by the fuzzer: after a switch of model the portrait read the previous model's
+    induction scores ([layers, 4 heads]) for the new model's 12 heads: IndexError in
+    show_state (an error dialog) and in retranslate (uncaught)."""
+    replay(driver, [
+        ("open_tab", {"panel_id": "panel.portrait"}),
+        ("load_model", {"name": "other"}),
+        ("load_model", {"name": "start"}),
+        ("set_language", {"code": "pt_BR"}),
+    ])
+
+
+def test_a_one_token_text_is_analysed(driver):
+    """Found by the soak: a text of one token (the first key typed into an empty field)
+    made the analysis fail with an error dialog (a head portrait needs two tokens)."""
+    replay(driver, [
+        ("clear_text", {}),
+        ("type_text", {"typed": " x"}),
+        ("open_tab", {"panel_id": "panel.portrait"}),
+        ("open_tab", {"panel_id": "panel.mask"}),
+        ("open_tab", {"panel_id": "panel.kvbench"}),
+        ("tour_open", {}),
+        ("head_grid_tab", {"index": 2}),
+    ])
+    assert driver.window.last_state.n_tokens == 1
+
+
+def test_quitting_and_starting_again_brings_the_session_back(driver):
+    replay(driver, [
+        ("load_model", {"name": "other"}),
+        ("paste_text", {"name": "pt"}),
+        ("set_language", {"code": "pt_BR"}),
+        ("quit_and_start_again", {}),
+    ])
+    window = driver.window
+    assert driver.restarts == 1
+    assert window.session.model.spec == driver.models["other"]
+    assert window.panels["panel.token_editor"].text().startswith("O Brasil")
