@@ -27,6 +27,7 @@ ROW_IDS = {
     "startup",
     "startup_all_panels",
     "gui_stall_edit",
+    "gui_stall_first_open",
     "gui_stall_kvbench",
     "gui_stall_long_text",
     "peak_memory_32",
@@ -146,14 +147,27 @@ def test_gui_stall_rows_for_chosen_phases(tiny_checkpoint, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "desktop"))
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     rows = bench.bench_gui_stalls(str(tiny_checkpoint), "tiny", bench.Settings(reps=1, quick=True),
-                                  phases=("edit", "long_text"))
-    assert [r.id for r in rows] == ["gui_stall_edit", "gui_stall_long_text"]
+                                  phases=("edit", "tabs", "long_text"))
+    assert [r.id for r in rows] == ["gui_stall_edit", "gui_stall_first_open", "gui_stall_long_text"]
     for row in rows:
         assert row.verdict in ("met", "not met"), row.note
         assert len(row.ours_samples) == 1 and row.ours == max(row.ours_samples) > 0
-    assert rows[1].details["hover_max_stall_ms"] > 0  # the mouse swept the grid of the long text
-    assert "mouse sweeping" in rows[1].note
-    assert 56 <= rows[1].tokens <= 64  # about the tiny model's whole context (decoding may merge a few)
+        assert "median of 1 probe run" in row.note
+        assert isinstance(row.details["top_handlers"], list)
+    # every panel behind a tab was opened for the first time, and its stall measured
+    assert set(rows[1].details["first_open_ms"]) == {"panel.kvbench", "panel.mask", "panel.portrait", "panel.shapes"}
+    assert rows[2].details["hover_max_stall_ms"] > 0  # the mouse swept the grid of the long text
+    assert "mouse sweeping" in rows[2].note
+    assert 56 <= rows[2].tokens <= 64  # about the tiny model's whole context (decoding may merge a few)
+
+
+def test_bench_names_the_handlers_that_held_the_gui_thread():
+    from attention_lab.core.bench import top_handlers
+
+    stalls = [{"ms": 40.0, "handler": "a.paint"}, {"ms": 90.0, "handler": "b.show_state"},
+              {"ms": 35.0, "handler": "a.paint"}, {"ms": 34.0, "handler": "c.layout"}, {"ms": 33.5, "handler": "d.x"},
+              {"ms": 500.0, "handler": "e.waiting", "off_cpu": True}]  # not the app's work: left out
+    assert top_handlers(stalls) == [("b.show_state", 90.0, 1), ("a.paint", 75.0, 2), ("c.layout", 34.0, 1)]
 
 
 def test_stall_probe_refuses_an_unknown_phase():

@@ -9,10 +9,13 @@ The probe records the longest gap while
 - ``edit``: the leakage edit changes (debounce, worker computation, every panel redrawn);
 - ``kvbench``: the KV-cache benchmark runs from its panel (live curve updated per token);
 - ``long_text``: a text as long as the model's context (at most 1024 tokens) is analysed
-  and drawn (the head grid at n × n).
+  and drawn (the head grid at n × n);
+- ``tabs``: each panel behind a tab is opened for the first time (it is built then).
 
 With each phase it reports the longest ``show_state`` of every panel (``show_state_ms``):
-the GUI-thread work a new analysis costs, view by view.
+the GUI-thread work a new analysis costs, view by view; and ``stalls``: every stall over
+``--trace-ms`` (33 ms: two frames at 60 Hz) with the handler that held the GUI thread and
+where its time went (:mod:`attention_lab.ui.stall_trace`), so a regression names its cause.
 
 It prints one JSON line on stdout; exit 1 when the window never produced an analysis.
 """
@@ -20,6 +23,7 @@ It prints one JSON line on stdout; exit 1 when the window never produced an anal
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -38,7 +42,7 @@ PASSAGE = (
 class Heartbeat:
     """Beats every ``interval_ms`` on the GUI thread and remembers the longest gap."""
 
-    def __init__(self, interval_ms: int):
+    def __init__(self, interval_ms: int, on_gap: Callable[[float, float, float], None] | None = None):
         from PySide6.QtCore import Qt, QTimer
 
         self.interval_ms = interval_ms
@@ -47,15 +51,22 @@ class Heartbeat:
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self._beat)
         self.last = time.perf_counter()
+        self.last_cpu = time.thread_time()
         self.max_gap = 0.0
+        # (previous beat's time, gap in s, GUI thread's CPU seconds in the gap): the tracer's hook
+        self.on_gap = on_gap
 
     def _beat(self) -> None:
-        now = time.perf_counter()
-        self.max_gap = max(self.max_gap, now - self.last)
-        self.last = now
+        now, cpu = time.perf_counter(), time.thread_time()
+        gap, before, cpu_used = now - self.last, self.last, cpu - self.last_cpu
+        self.max_gap = max(self.max_gap, gap)
+        self.last, self.last_cpu = now, cpu
+        if self.on_gap is not None:
+            self.on_gap(before, gap, cpu_used)
 
     def reset(self) -> None:
         self.last = time.perf_counter()
+        self.last_cpu = time.thread_time()
         self.max_gap = 0.0
 
     def start(self) -> None:
@@ -159,13 +170,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kv-tokens", type=int, default=50, help="new tokens of the KV benchmark (default 50)")
     parser.add_argument("--heartbeat-ms", type=int, default=5)
     parser.add_argument("--no-long-text", action="store_true", help="skip the context-long text")
-    parser.add_argument("--phases", default="edit,kvbench,long_text",
-                        help="which phases to run, comma-separated (default: edit,kvbench,long_text)")
+    parser.add_argument("--phases", default="edit,tabs,kvbench,long_text",
+                        help="which phases to run, comma-separated (default: edit,tabs,kvbench,long_text)")
+    parser.add_argument("--trace-ms", type=float, default=33.0,
+                        help="name the handler of every stall longer than this (default 33 ms; 0: no trace)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for each step")
 
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     phases = {p.strip() for p in args.phases.split(",") if p.strip()}
-    unknown = phases - {"edit", "kvbench", "long_text"}
+    unknown = phases - {"edit", "tabs", "kvbench", "long_text"}
     if unknown:
         parser.error(f"unknown phase(s): {', '.join(sorted(unknown))}")
     if args.no_long_text:
@@ -199,8 +212,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         model = state.model
         report["model"] = f"{model.name}, {state.n_tokens} tokens"
         beat = Heartbeat(args.heartbeat_ms)
+        tracer = None
+        if args.trace_ms > 0:
+            from attention_lab.ui.stall_trace import StallTracer
+
+            tracer = StallTracer(last_beat=lambda: beat.last, threshold_ms=args.trace_ms)
+            beat.on_gap = tracer.gap_ended
+            tracer.start()
         beat.start()
         panels = PanelTimer(window.panels)
+
+        def traced(phase: str) -> None:
+            if tracer is not None and phase in report:
+                report[phase]["stalls"] = [dataclasses.asdict(s) for s in tracer.take()[:12]]
 
         # 1) the leakage edit: a different replacement of the last token each time
         stalls, seconds = [], []
@@ -217,6 +241,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "edit" in phases:
             report["edit"] = {"max_stall_ms": stalls, "seconds_to_result": seconds}
             report["edit"]["show_state_ms"] = panels.take()
+            traced("edit")
+
+        # 1b) the first opening of every panel behind a tab (each is built when first shown)
+        if "tabs" in phases:
+            opened: dict[str, float] = {}
+            for panel_id, dock in window.docks.items():
+                if window.built_panel(panel_id) is not None:
+                    continue
+                beat.reset()
+                dock.raise_()
+                _settle(400)
+                opened[str(panel_id)] = round(beat.max_gap * 1000.0, 1)
+            report["tabs"] = {"max_stall_ms": [max(opened.values())] if opened else [], "first_open_ms": opened}
+            traced("tabs")
+            window.docks["panel.head_grid"].raise_()
+            window.docks["panel.leakage"].raise_()
+            _settle(300)
+            if tracer is not None:
+                tracer.take()  # raising the first view back is not a first opening
+            panels.take()
 
         # 2) the KV benchmark from its panel
         panel = None
@@ -245,6 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["kvbench"] = {"max_stall_ms": stalls, "seconds_to_result": seconds, "new_tokens": args.kv_tokens,
                                  "first_open_stall_ms": opened_stall}
             report["kvbench"]["show_state_ms"] = panels.take()
+            traced("kvbench")
 
         # 3) a text as long as the context: analysis and the n × n head grid
         if "long_text" in phases:
@@ -268,7 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    "tokens": window.last_state.n_tokens if window.last_state else None}
             report["long_text"]["show_state_ms"] = panels.take()
             report["long_text"]["hover_max_stall_ms"] = _hover_stall(beat, window)
+            traced("long_text")
         beat.stop()
+        if tracer is not None:
+            tracer.stop()
     finally:
         teardown(app, window)
         window = None
