@@ -2,7 +2,10 @@
 
 Every panel sits in a ``QDockWidget`` whose objectName is the panel's id (saved layouts
 depend on it); the panel itself goes into the dock's holder widget when it is built (see
-FIRST_VIEW_PANELS), so the dock's widget never changes.
+FIRST_VIEW_PANELS), so the dock's widget never changes.  The holder is inside a scroll
+area: a panel keeps the size it needs to be read, and a dock smaller than that scrolls
+instead of raising the window's minimum size (a 1366×768 laptop screen: the docks' own
+minimums added up to a window 878 px tall, 1010 px once every tab had been opened).
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ import importlib
 import logging
 from typing import Callable
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QTabBar, QVBoxLayout, QWidget
 
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.ids import PanelId
@@ -42,6 +45,26 @@ AREAS = {
 }
 
 
+class PanelScroll(QScrollArea):
+    """A dock's scroll area that asks for what its panel would like (QScrollArea caps its size
+    hint near 24 lines of text, so the layout handed the spare height to the token strip: 572
+    of 768 px, measured).  Its minimum is the panel's width (plus the vertical scroll bar: a
+    panel scrolls up and down, never sideways) and a few lines of height."""
+
+    MIN_HEIGHT = 120
+
+    def sizeHint(self):  # noqa: N802
+        inner = self.widget()
+        return inner.sizeHint() if inner is not None else super().sizeHint()
+
+    def minimumSizeHint(self):  # noqa: N802
+        inner = self.widget()
+        if inner is None:
+            return super().minimumSizeHint()
+        width = inner.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
+        return QSize(width, min(self.MIN_HEIGHT, inner.minimumSizeHint().height()))
+
+
 class Docks:
     """The docks of ``window`` (built here, empty) and their default arrangement."""
 
@@ -64,10 +87,16 @@ class Docks:
             pid = PanelId(cls.panel_id)
             dock = QDockWidget(tr(cls.title_key), window)
             dock.setObjectName(pid.value)
-            holder = QWidget(dock)
+            scroll = PanelScroll(dock)
+            scroll.setObjectName(pid.value + ".scroll")
+            scroll.setWidgetResizable(True)  # the panel fills the dock when the dock is big enough
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the dock is as wide as the panel
+            holder = QWidget()
             holder.setObjectName(pid.value + ".holder")
             QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
-            dock.setWidget(holder)
+            scroll.setWidget(holder)
+            dock.setWidget(scroll)
             dock.setFeatures(
                 QDockWidget.DockWidgetFeature.DockWidgetMovable
                 | QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -77,6 +106,10 @@ class Docks:
             self.classes[pid] = cls
             self.docks[pid] = dock
             self.slots[slot].append(pid)
+
+    def holder(self, pid: PanelId) -> QWidget:
+        """Where ``pid``'s panel goes (inside its dock's scroll area)."""
+        return self.docks[pid].widget().widget()
 
     def arrange(self) -> None:
         """Tokens across the top; heads (and the KV tab) left; the lab steps as tabs on the right."""
@@ -101,7 +134,12 @@ class Docks:
         if left and right:
             w.resizeDocks([d[left[0]], d[right[0]]], [int(width * 0.54), int(width * 0.46)], Qt.Orientation.Horizontal)
         if top:
-            w.resizeDocks([d[top[0]]], [top_height(top[0]) + 24], Qt.Orientation.Vertical)
+            # the token strip gets the height it needs, the maps everything below it (the docks
+            # scroll, so nothing else bounds the strip: a lone resize let it take 570 of 768 px)
+            strip = top_height(top[0]) + 24
+            below = [d[ids[0]] for ids in (left, right) if ids]
+            rest = max(w.height() - strip - 80, 120)  # 80: menu, dock titles, tab bars, status bar
+            w.resizeDocks([d[top[0]], *below], [strip] + [rest] * len(below), Qt.Orientation.Vertical)
 
     def reset(self, default_state, version: int) -> None:
         for dock in self.docks.values():

@@ -43,7 +43,7 @@ from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.redraw import RedrawScheduler
 from attention_lab.ui.session import Session
 from attention_lab.ui.status_line import StatusLine
-from attention_lab.ui.window_settings import SETTINGS_VERSION, SettingsReader, default_settings
+from attention_lab.ui.window_settings import SETTINGS_VERSION, SettingsReader, default_settings, fit_to_screen
 from attention_lab.ui.wiring import connect_panel
 from attention_lab.ui.worker import InferenceWorker
 
@@ -84,7 +84,9 @@ class MainWindow(QMainWindow):
 
         central = QWidget(self)
         central.setObjectName("central_placeholder")
-        central.setMaximumSize(0, 0)
+        # no width (the docks share it), but free to grow in height: a zero maximum height kept
+        # the row of maps at its minimum and handed every spare pixel to the token strip
+        central.setMaximumWidth(0)
         self.setCentralWidget(central)
         self.setDockNestingEnabled(True)
         self.setDockOptions(
@@ -136,7 +138,7 @@ class MainWindow(QMainWindow):
         panel_id = PanelId(panel_id)
         if panel_id in self.panels:
             return self.panels[panel_id]
-        holder = self.docks[panel_id].widget()
+        holder = self.dock_layout.holder(panel_id)
         panel: Panel = self.dock_layout.classes[panel_id](holder)
         holder.layout().addWidget(panel)
         self.panels[panel_id] = panel
@@ -376,6 +378,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ layout / settings
     def reset_layout(self) -> None:
+        fit_to_screen(self)
         self.dock_layout.reset(self._default_state, SETTINGS_VERSION)
         self._apply_default_sizes()
         self.dock_layout.hide_stale_tab_bars()
@@ -394,6 +397,7 @@ class MainWindow(QMainWindow):
             self.reader.problem("geometry")
         if geometry is None:
             self.resize(1600, 1000)
+        fit_to_screen(self)  # a default or saved size larger than this screen (a 1366×768 laptop)
         state = self.reader.read_bytes("window_state")
         if state is not None:
             if self.restoreState(state, SETTINGS_VERSION):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtGui import QGuiApplication
 
 log = logging.getLogger(__name__)
 
@@ -113,3 +114,27 @@ def save(settings: QSettings, session, language: str, geometry: QByteArray, wind
     settings.sync()
     if settings.status() != QSettings.Status.NoError:  # QSettings never raises: ask
         log.warning("could not save settings to %s (%s)", settings.fileName(), settings.status().name)
+
+
+def fit_to_screen(window) -> bool:
+    """Shrink ``window`` (and move it) into its screen's available area if it doesn't fit:
+    the default 1600×1000, or a size saved on a larger monitor, on a 1366×768 laptop.
+    True if it had to change; a window that fits is left exactly where it is."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    if screen is None or window.isMaximized() or window.isFullScreen():
+        return False
+    available = screen.availableGeometry()
+    frame = window.frameGeometry()
+    extra_w, extra_h = frame.width() - window.width(), frame.height() - window.height()  # title bar, borders
+    width = min(window.width(), available.width() - extra_w)
+    height = min(window.height(), available.height() - extra_h)
+    if (width, height) == (window.width(), window.height()) and available.contains(frame):
+        return False
+    window.resize(width, height)
+    frame = window.frameGeometry()
+    # inside the screen; a window still larger than it (its minimum is) keeps its top-left
+    # corner, with the title bar and menus, on the screen
+    x = max(min(frame.x(), available.right() - frame.width() + 1), available.x())
+    y = max(min(frame.y(), available.bottom() - frame.height() + 1), available.y())
+    window.move(x, y)
+    return True

@@ -159,6 +159,7 @@ class PortraitPanel(Panel):
         self._state = None
         self._stats: list = []
         self._induction_serial: int | None = None  # the model whose scores are cached or asked for
+        self._induction_scores_serial: int | None = None  # the model the cached scores belong to
         self._induction: torch.Tensor | None = None  # [L, H]
         self._induction_error: str | None = None
         self._selected: int | None = None
@@ -332,6 +333,7 @@ class PortraitPanel(Panel):
         if result.model_serial != self._induction_serial:
             return
         self._induction = result.scores
+        self._induction_scores_serial = result.model_serial
         self._fill()
 
     def show_job_failure(self, kind: str, serial: int, message: str, details: str) -> None:
@@ -343,7 +345,8 @@ class PortraitPanel(Panel):
         self.error_raised.emit(tr("portrait.induction.failed", message=message), details)
 
     def induction_for(self, head: int) -> float | None:
-        if self._induction is None or self._state is None or self._induction_model is not self._state.model:
+        if (self._induction is None or self._state is None
+                or self._induction_scores_serial != model_serial(self._state.model)):
             return None  # (scores of the previous model, until this one's arrive: other shapes)
         return float(self._induction[self._state.layer, head])
 
