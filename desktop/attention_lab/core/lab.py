@@ -364,8 +364,9 @@ def render_text(result: dict) -> str:
     ))
     out.append("Each row sums to 1. With the mask the upper triangle is exactly 0; without it, every token sees the future.")
     out.append("\"Bidirectional\" here is this model's own weights run without the mask (no bidirectionally trained "
-               "model ships with the lab): it shows what the mask does, not what a model trained without it, "
-               "like RoBERTa, would have learned to look at.")
+               "model ships with the lab): it shows what the mask does. A real RoBERTa differs: it was trained "
+               "without the mask (filling in hidden words), so its heads learned to use the words on both sides; "
+               "these weights never saw the future during training.")
 
     p = leak["position"]
     out.append(f"\nStep 3 — leakage: position {p} {leak['original']!r} replaced by {leak['replacement']!r}; "
