@@ -25,6 +25,7 @@ SUBCOMMANDS = ("lab", "bench")
 HUB_FETCH = "hub-fetch"
 # row groups of `bench --skip` (the same tuple as core.bench.ROW_GROUPS; kept here so --help needs no torch)
 BENCH_GROUPS = ("forward", "edit", "scaling", "generate", "kv", "startup", "gui", "memory")
+KV_MODELS = ("loaded", "gpt2-shapes")  # core.kvbench.KV_MODELS, for the same reason
 
 
 # Bytes in argv that aren't UTF-8 (a file name in Latin-1, say) reach Python as lone
@@ -94,7 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--replacement", metavar="TOKEN", default=None,
                      help="the token put there: text that is exactly one token, e.g. ' today' "
                           "(default: the model's likeliest other token)")
-    lab.add_argument("--new-tokens", type=int, default=50, help="tokens generated in step 5 (default 50)")
+    lab.add_argument("--new-tokens", type=int, default=50,
+                     help="tokens generated in step 5 (default 50; 200 shows the cache's gain more clearly)")
+    lab.add_argument("--kv-model", choices=KV_MODELS, default="loaded",
+                     help="the model step 5 times: the loaded one (default), or GPT-2 small's shapes with random "
+                          "weights, built in memory (never downloaded; its text is gibberish, its timing GPT-2's)")
     lab.add_argument("--bos", action="store_true", help="prepend <|endoftext|> to the text")
     lab.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     bench = sub.add_parser(
@@ -136,6 +141,7 @@ def run_lab_command(args: argparse.Namespace) -> int:
         new_tokens=args.new_tokens,
         bos=args.bos,
         head=args.head,
+        kv_model=args.kv_model,
         progress=_progress_printer(not args.json and sys.stderr.isatty()),
     )
     if args.json:

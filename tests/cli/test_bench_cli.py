@@ -175,3 +175,20 @@ def test_stall_probe_refuses_an_unknown_phase():
     out = subprocess.run([sys.executable, "-m", "attention_lab.ui.perf_probe", "--phases", "edit,typing"],
                          capture_output=True, text=True, timeout=120, env=env, cwd=str(ROOT))
     assert out.returncode == 2 and "typing" in out.stderr
+
+
+def test_kv_rows_hold_gpt2_shapes_to_the_goals(tiny_checkpoint):
+    from attention_lab.core import bench
+    from attention_lab.core.models import load_model
+
+    model = load_model(tiny_checkpoint)
+    for label, goals in ((bench.GPT2_SMALL_LABEL, ["≥ 2, identical outputs", "≥ 4, identical outputs"]),
+                         ("another model", ["reported, identical outputs"] * 2)):
+        bm = bench.BenchModel(label, str(tiny_checkpoint), tiny_checkpoint, model, measure_memory=False)
+        rows = bench.bench_kv(bm, bench.Settings(quick=True))
+        assert [r.goal for r in rows] == goals
+        for row, goal in zip(rows, (2.0, 4.0)):
+            expected = ("met" if row.ratio >= goal else "not met") if label == bench.GPT2_SMALL_LABEL else "reported"
+            assert row.verdict == expected
+            assert row.details["threads"] == 1
+            assert " ms " in row.note  # the growth sentence, in the row's note

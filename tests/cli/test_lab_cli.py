@@ -85,9 +85,24 @@ def test_json_leakage_is_the_chapters_claim(lab_json):
 def test_json_heads_cover_every_layer(lab_json):
     heads = lab_json["heads"]
     assert [(h["layer"], h["head"]) for h in heads] == [(l, h) for l in range(2) for h in range(12)]
-    keys = {"layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "current_token", "role"}
+    keys = {"layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "current_token", "role",
+            "roles", "entropy_ratio", "induction"}
     assert all(set(h) == keys for h in heads)
     assert all(h["role"] in ("sink", "previous-token", "current-token", "broad", "mixed") for h in heads)
+    assert all(set(h["roles"]) <= {"positional", "previous-token", "sink", "induction"} for h in heads)
+    induction = lab_json["detectors"]["induction"]
+    assert all(h["induction"] == induction[h["layer"]][h["head"]] for h in heads)
+    summary = lab_json["roles"]
+    assert summary["layer"] == 0 and set(summary["where"]) == set(summary["sentences"]) == set(summary["descriptions"])
+    for role, found in summary["where"].items():
+        in_layer = sorted(h["head"] for h in heads if h["layer"] == 0 and role in h["roles"])
+        assert sorted(x["head"] for x in found["here"]) == in_layer
+
+
+def test_kv_model_agrees_with_the_core():
+    from attention_lab.core import kvbench
+
+    assert app.KV_MODELS == kvbench.KV_MODELS
 
 
 def test_json_kv_cache_and_stability(lab_json):
@@ -98,9 +113,16 @@ def test_json_kv_cache_and_stability(lab_json):
     assert kv["new_tokens"] == 50 and len(kv["generated_ids"]) == 50 and kv["identical"] is True
     assert kv["cache_bytes"] == 2 * 2 * 12 * 4 * (n + 50 - 1) * 4
     assert kv["seconds_with_cache"] > 0 and kv["seconds_without_cache"] > 0
+    # robust timing: 3 interleaved runs, one thread, each position's minimum
+    assert kv["repetitions"] == 3 and kv["threads"] == 1 and len(kv["totals_with_cache"]) == 3
+    assert kv["seconds_with_cache"] == pytest.approx(sum(kv["per_token_ms_with_cache"]) / 1e3)
+    assert kv["seconds_with_cache"] <= min(kv["totals_with_cache"])
+    assert kv["speedup_text"] and kv["growth_text"] and kv["model"]["random_weights"] is False
+    assert (kv["speedup"] >= 1.2) == kv["clear"] == ("faster" in kv["speedup_text"])
 
     st = lab_json["kv_stability"]
     assert st["appended_id"] == kv["generated_ids"][0]  # the next greedy token
+    assert len(st["n_vs_n_plus_1_max_per_layer"]) == 2 and max(st["n_vs_n_plus_1_max_per_layer"]) < 1e-5
     for name in ("keys", "values"):
         assert st["causal"][name] == [[0.0] * n] * 2
         assert st["bidirectional"][name][0] == [0.0] * n  # layer 0: token + position only
@@ -133,8 +155,47 @@ def test_text_mode_prints_the_five_steps(tiny_checkpoint):
     assert mask_top.split("[")[1].split() == ["1"] + ["."] * 7 + ["]"]
     assert "causal exactly 0" in out
     assert "|" in next(line for line in lines if line.startswith("The ") and "1.00" in line)  # side by side
-    assert "identical tokens in both runs: yes" in out
+    assert "Identical tokens in both runs: yes" in out
+    assert "RoBERTa-style" not in out and "the same weights, mask removed" in out
+    assert "n vs n+1" in out and "floating-point rounding" in out
+    assert "The chapter's GPT-2 small splits d = 768 into 12 heads of 64; this model splits 48 into 12 heads of 4" in out
+    assert "- previous-token heads" in out and "- induction heads" in out
     assert proc.stderr == ""
+
+
+def test_demo_model_names_a_layer_0_positional_head_and_where_previous_token_heads_are():
+    proc = run_cli("lab", "--model", "demo", "--json", "--new-tokens", "5")
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    where = d["roles"]["where"]
+    layer0 = [h for h in d["heads"] if h["layer"] == 0 and "positional" in h["roles"]]
+    assert layer0 and [x["head"] for x in where["positional"]["here"]] == [
+        h["head"] for h in sorted(layer0, key=lambda h: abs(h["mean_distance"] - 1))]
+    rules = d["roles"]["rules"]
+    for h in layer0:  # the chapter's rule, checked on the JSON's own numbers
+        assert abs(h["mean_distance"] - 1) <= rules["positional_tolerance"]
+        assert h["entropy_ratio"] <= rules["positional_entropy"]
+    prev = where["previous-token"]
+    assert prev["here"] == [] and prev["nearest_layer"] is not None and prev["nearest"]
+    sentence = d["roles"]["sentences"]["previous-token"]
+    assert sentence.startswith(f"previous-token heads: none in layer 0; layer {prev['nearest_layer']} has H")
+    # the demo model has no induction head: said, with its best score
+    induction = d["roles"]["sentences"]["induction"]
+    assert "no head of this model qualifies" in induction
+    best = where["induction"]["best"]
+    assert f"{best['score']:.2f}" in induction
+
+
+def test_kv_model_gpt2_shapes_times_random_weights(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--json", "--new-tokens", "2", "--kv-model", "gpt2-shapes")
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    kv = d["kv_cache"]
+    assert kv["model"]["random_weights"] is True and "gibberish" in kv["model"]["note"]
+    assert (kv["n_layer"], kv["n_head"], kv["head_dim"]) == (12, 12, 64)
+    n = len(d["token_ids"])  # the tiny checkpoint has GPT-2's tokenizer: the same prompt
+    assert kv["cache_bytes"] == 2 * 12 * 12 * 64 * (n + 1) * 4
+    assert d["kv_stability"]["causal_max_per_layer"] == [0.0, 0.0]  # still measured on the loaded model
 
 
 def test_lab_imports_neither_qt_nor_transformers(tiny_checkpoint):

@@ -84,16 +84,21 @@ def test_previous_token_and_sink_heads_of_the_model_card(head_stats):
 
 
 def test_the_lab_portrait_finds_them_too(demo):
-    """``attention-lab lab --model demo`` on the chapter's sentence names the card's heads."""
+    """``attention-lab lab --model demo`` on the chapter's sentence names the card's heads, in
+    the very lines the card quotes."""
     from attention_lab.core.lab import render_text, run_lab
 
     result = run_lab(demo, new_tokens=5)
     roles = {(h["layer"], h["head"]): h["role"] for h in result["heads"]}
     assert roles[CARD["sink_head"]] == "sink"
     assert roles[CARD["previous_token_head"]] == "previous-token"
+    layer, head = CARD["previous_token_head"]
+    sentence = result["roles"]["sentences"]["previous-token"]
+    assert f"layer {layer} has" in sentence and f"H{head} (" in sentence
     text = render_text(result)
-    for (layer, head), role in ((CARD["sink_head"], "sink"), (CARD["previous_token_head"], "previous-token")):
-        assert f"L{layer} H{head} {role}" in text or layer == 0
+    card = (demo_model_dir() / "MODEL_CARD.md").read_text(encoding="utf-8")
+    for line in result["roles"]["sentences"].values():
+        assert f"- {line}" in text and f"- {line}" in card
 
 
 def test_cached_and_uncached_generation_identical(demo):

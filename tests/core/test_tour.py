@@ -11,7 +11,7 @@ import json
 import pytest
 import torch
 
-from attention_lab.core import analysis
+from attention_lab.core import analysis, roles
 from attention_lab.core.kvbench import run_kv_benchmark
 from attention_lab.core.lab import SEED_TEXT
 from attention_lab.core.tour import (
@@ -165,6 +165,9 @@ def test_multihead_cost_fact_counts_the_models_real_parameters(ctx, model):
     assert v["ratio"] == pytest.approx(v["multiplied"] / v["per_layer"]) and v["ratio"] > h - 1
     assert v["total"] == cfg.n_layer * v["per_layer"]
     assert v["score_macs"] == v["single_score_macs"] == ctx.n * ctx.n * d
+    # C2: the chapter's 768 = 12 × 64 beside this model's own split
+    assert (v["chapter_d"], v["chapter_heads"], v["chapter_dk"]) == (768, 12, 64)
+    assert v["same_as_chapter"] is (d == 768 and h == 12)
 
 
 def test_wo_fact_counts_the_dimensions_each_head_reaches(ctx, model):
@@ -224,8 +227,15 @@ def test_portrait_fact_names_heads_by_role_with_their_numbers(ctx, model):
     focus = min(stats, key=lambda s: s.entropy)
     assert (v["near_head"], v["near_distance"]) == (near.head, near.mean_distance)
     assert (v["focus_head"], v["focus_entropy"], v["focus_sink_pct"]) == (focus.head, focus.entropy, focus.sink_mass)
-    assert v["n_positional"] == sum(s.role == "previous-token" for s in stats)
+    # positional = the chapter's rule (core.roles), not the stricter previous-token role
+    table = roles.role_map(stats, ctx.n)
+    positional = [r.head for r in table if "positional" in r.roles]
+    assert v["n_positional"] == len(positional)
+    assert sorted(item["head"] for item in fact.lists["positional"][1]) == sorted(positional)
+    assert v["n_previous_token"] == sum("previous-token" in r.roles for r in table)
     assert v["n_sinks"] == sum(s.role == "sink" for s in stats)
+    where = fact.data["where"]
+    assert set(where) == set(roles.ROLES) and all(w.layer == 0 for w in where.values())
     # loosened thresholds name heads, each listed with its own numbers
     loose = analysis.RoleThresholds(sink=0.0)
     named = compute_fact("portrait", TourContext.from_model(model, SEED_TEXT, thresholds=loose))
@@ -241,6 +251,8 @@ def test_kv_fact_gives_the_speedup_only_after_the_benchmark_ran(ctx, model):
     assert pending.key == "kvcache.pending"
     assert "speedup" not in pending.values
     assert pending.values["causal_kv_max"] == 0.0
+    # n vs n+1 (ids alone vs ids + the appended token): rounding at most, never information
+    assert 0.0 <= pending.values["n_vs_n1_max"] < 1e-5
     assert pending.values["bidir_layer0"] == 0.0 and pending.values["bidir_max"] > 0
     stability = analysis.kv_stability(model.lens, ctx.ids)
     assert pending.values["bidir_max"] == max(stability.max_per_layer("bidirectional")[1:])
@@ -248,6 +260,8 @@ def test_kv_fact_gives_the_speedup_only_after_the_benchmark_ran(ctx, model):
     done = compute_fact("kvcache", TourContext.from_model(model, SEED_TEXT, kv_result=result))
     assert done.key == "kvcache.done"
     assert done.values["speedup"] == result.speedup and done.values["identical"] is True
+    assert done.values["clear"] == (result.speedup >= 1.2)
+    assert done.values["slope_ms_without"] == result.slope_ms_without
     assert done.values["new_tokens"] == 5 and done.values["cache_bytes"] == result.cache_bytes
     # a result of another prompt is not this text's speedup
     other = run_kv_benchmark(model.lens, ctx.ids[:3], 2)
@@ -262,3 +276,26 @@ def test_one_token_texts_get_a_fact_too(model):
         assert fact.key  # no step crashes on the shortest text
     assert compute_fact("leakage", one).key == "too_short"
     assert compute_fact("mask", one).values["forbidden"] == 0
+
+
+def test_portrait_fact_on_the_demo_model_finds_the_chapters_positional_heads_in_layer_0():
+    """The tour's step 4 used to say "Positional heads: none in this layer" on the demo model."""
+    from attention_lab.core.models import load_model
+
+    demo = load_model("demo")
+    fact = compute_fact("portrait", TourContext.from_model(demo, SEED_TEXT))
+    assert fact.values["n_positional"] >= 1 and fact.lists["positional"][1]
+    prev = fact.data["where"]["previous-token"]
+    assert prev.here == [] and prev.nearest_layer == 2  # where the demo's previous-token heads live
+    # a long text takes the per-layer path and agrees with the one-forward path
+    from attention_lab.core import tour
+
+    short = tour._all_portraits(TourContext.from_model(demo, SEED_TEXT))
+    budget = tour.ATTENTION_BUDGET
+    try:
+        tour.ATTENTION_BUDGET = 0
+        per_layer = tour._all_portraits(TourContext.from_model(demo, SEED_TEXT))
+    finally:
+        tour.ATTENTION_BUDGET = budget
+    assert [(s.layer, s.head) for s in per_layer] == [(s.layer, s.head) for s in short]
+    assert [s.mean_distance for s in per_layer] == pytest.approx([s.mean_distance for s in short])

@@ -474,6 +474,35 @@ def kv_stability(
     return KVStability(appended_id, reference_id, len(ids), ck, cv, bk, bv)
 
 
+def kv_append_drift(lens: GPT2Lens, ids: Sequence[int], appended_id: int) -> list[float]:
+    """The n vs n+1 comparison: K and V of positions 0 … n−1 computed from ``ids`` alone and
+    from ``ids + [appended_id]`` (causal), max relative change per layer.
+
+    Under the mask the two are mathematically equal; what comes out (≈1e-7 in float32, or 0)
+    is floating-point rounding: the kernels multiply matrices of n and n+1 rows, which may
+    sum in a different order.  It carries no information about the appended token --
+    :func:`kv_stability` compares two appended tokens at equal length, where it is an exact 0.
+    """
+    ids = _check_ids(lens, ids, extra=1)
+    appended_id = _check_token(lens, appended_id, "appended token")
+    n = len(ids)
+    short, long = (
+        lens(torch.tensor([seq]), causal=True, keep_attentions=False, keep_hidden=False, keep_kv=True,
+             compute_logits=False)
+        for seq in (ids, ids + [appended_id])
+    )
+    assert short.keys is not None and long.keys is not None and short.values is not None and long.values is not None
+
+    def per_position(t: Tensor) -> Tensor:  # [1, H, T, dk] -> [n, H·dk]
+        return t[0, :, :n].transpose(0, 1).reshape(n, -1)
+
+    return [
+        float(torch.maximum(relative_change(per_position(k0), per_position(k1)),
+                            relative_change(per_position(v0), per_position(v1))).max())
+        for k0, k1, v0, v1 in zip(short.keys, long.keys, short.values, long.values)
+    ]
+
+
 # ---------------------------------------------------------------------------- mask modes
 @dataclass
 class MaskModeRow:

@@ -14,12 +14,14 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from . import analysis
+from . import analysis, kvbench, roles
 from .kvbench import run_kv_benchmark
+from .lens import GPT2Config
 
 SEED_TEXT = "The big dog bit the mailman yesterday"
 MAX_SHOWN_TOKENS = 16  # the text rendering prints at most this many rows/columns of a map
 MAP_DECIMALS = 6  # attention maps in the JSON are rounded (they can be H×n×n big)
+CHAPTER = GPT2Config()  # the chapter's numbers are GPT-2 small's: 768 = 12 × 64
 
 
 class LabInputError(ValueError):
@@ -100,13 +102,17 @@ def run_lab(
     bos: bool = False,
     *,
     head: int = 0,
-    repetitions: int = 1,
+    repetitions: int = kvbench.DEFAULT_REPETITIONS,
     progress: Callable[[str], None] | None = None,
+    kv_model: str = "loaded",
+    rules: roles.RoleRules | None = None,
 ) -> dict:
     """Run the five steps on ``model`` (a ``LoadedModel``) and return the JSON-ready dict.
 
     ``position`` defaults to the last token (negative values count from the end);
     ``replacement`` (one token's text) defaults to the model's likeliest other token there.
+    ``kv_model``: the model step 5 times (:data:`kvbench.KV_MODELS`: the loaded one, or GPT-2
+    small's shapes with random weights); ``rules``: the head roles' thresholds.
     """
     lens, tok = model.lens, model.tokenizer
     cfg = lens.config
@@ -127,10 +133,15 @@ def run_lab(
     new_tokens = _int(new_tokens, "--new-tokens")
     if new_tokens < 1:
         raise LabInputError(f"--new-tokens must be at least 1, got {new_tokens}")
-    if n + new_tokens > cfg.n_positions:
+    if kv_model not in kvbench.KV_MODELS:
+        raise LabInputError(f"unknown --kv-model {kv_model!r}; choose one of: {', '.join(kvbench.KV_MODELS)}")
+    target = kvbench.benchmark_model(kv_model, model)
+    kv_ids = ids if target.lens is lens else lab_ids(target, text, bos)
+    kv_ctx = target.lens.config.n_positions
+    if len(kv_ids) + new_tokens > kv_ctx:
         raise LabInputError(
-            f"{n} tokens + {new_tokens} new tokens exceed this model's context of {cfg.n_positions}; "
-            f"use --new-tokens {cfg.n_positions - n} or less, or a shorter text"
+            f"{len(kv_ids)} tokens + {new_tokens} new tokens exceed the context of {kv_ctx} of the model step 5 "
+            f"times; use --new-tokens {kv_ctx - len(kv_ids)} or less, or a shorter text"
         )
     replacement_id = (
         default_replacement(model, ids, position)
@@ -162,10 +173,16 @@ def run_lab(
     induction, repeat_ids = analysis.induction_scores_on_repeats(lens, bos_id=tok.eos_id if bos else None)
     detectors["induction"] = induction.tolist()
     detectors["induction_sequence_length"] = len(repeat_ids)
+    role_table = roles.role_map(heads, n, induction, rules) if n >= 2 else []
+    head_entries = [
+        vars(h) | {"roles": list(r.roles), "entropy_ratio": r.entropy_ratio, "induction": r.scores["induction"]}
+        for h, r in zip(heads, role_table)
+    ]
 
-    say(f"step 5: generating {new_tokens} tokens with and without the KV cache")
-    bench = run_kv_benchmark(lens, ids, new_tokens, repetitions=repetitions)
-    stability = analysis.kv_stability(lens, ids, appended_id=bench.generated_ids[0])
+    say(f"step 5: generating {new_tokens} tokens with and without the KV cache ({target.name})")
+    bench = run_kv_benchmark(target.lens, kv_ids, new_tokens, repetitions=repetitions)
+    stability = analysis.kv_stability(lens, ids, appended_id=bench.generated_ids[0] if target.lens is lens else None)
+    drift = analysis.kv_append_drift(lens, ids, stability.appended_id)
 
     shapes = [{"name": r.name, "shape": list(r.shape), "note": r.note} for r in causal_out.shapes]
     shapes.append({"name": "logits", "shape": [n, cfg.vocab_size], "note": "ln_f, then × wteᵀ"})
@@ -182,6 +199,7 @@ def run_lab(
             "vocab_size": cfg.vocab_size,
             "n_params": model.n_params,
             "is_demo": model.is_demo,
+            "chapter": {"n_embd": CHAPTER.n_embd, "n_head": CHAPTER.n_head, "head_dim": CHAPTER.head_dim},
         },
         "text": text,
         "bos": bos,
@@ -208,9 +226,16 @@ def run_lab(
             "bidirectional_layers": leak.bidirectional_layers.tolist(),
         },
         "mask_modes": [vars(r) for r in mask_rows],
-        "heads": [vars(h) for h in heads],
+        "heads": head_entries,
+        "roles": _roles_summary(role_table, layer, rules, repeat_ids),
         "detectors": detectors,
         "kv_cache": {
+            "model": {"name": target.name, "choice": kv_model, "random_weights": target.random_weights,
+                      "note": kvbench.kv_text("kv.random_weights") if target.random_weights else ""},
+            "repetitions": bench.repetitions,
+            "threads": bench.threads,
+            "timing": "each position's minimum over the repetitions (with and without the cache alternating, "
+                      "after an untimed warm-up); seconds = their sum",
             "new_tokens": bench.new_tokens,
             "prompt_length": bench.prompt_length,
             "seconds_with_cache": bench.seconds_with_cache,
@@ -218,11 +243,23 @@ def run_lab(
             "tokens_per_second_with_cache": bench.tokens_per_second_with,
             "tokens_per_second_without_cache": bench.tokens_per_second_without,
             "speedup": bench.speedup,
+            "clear": bench.clear,
+            "speedup_text": kvbench.speedup_sentence(bench),
+            "slope_ms_with_cache": bench.slope_ms_with,
+            "slope_ms_without_cache": bench.slope_ms_without,
+            "growth_text": kvbench.growth_sentence(bench),
+            "per_token_ms_with_cache": [1e3 * t for t in bench.per_token_with],
+            "per_token_ms_without_cache": [1e3 * t for t in bench.per_token_without],
+            "totals_with_cache": bench.totals_with,
+            "totals_without_cache": bench.totals_without,
             "identical": bench.identical,
             "generated_ids": bench.generated_ids,
-            "generated_text": tok.decode(bench.generated_ids),
+            "generated_text": target.tokenizer.decode(bench.generated_ids),
             "cache_positions": bench.cache_positions,
             "cache_bytes": bench.cache_bytes,
+            "n_layer": target.lens.config.n_layer,
+            "n_head": target.lens.config.n_head,
+            "head_dim": target.lens.config.head_dim,
         },
         "kv_stability": {
             "appended_id": stability.appended_id,
@@ -236,8 +273,28 @@ def run_lab(
             },
             "causal_max_per_layer": stability.max_per_layer("causal"),
             "bidirectional_max_per_layer": stability.max_per_layer("bidirectional"),
+            "compared": "ids + [appended] vs ids + [reference]: two different tokens appended, both fully "
+                        "recomputed in one batch",
+            "n_vs_n_plus_1_max_per_layer": drift,
+            "n_vs_n_plus_1": "ids alone vs ids + [appended], causal: any difference is floating-point rounding "
+                             "(matrices of n and n+1 rows), not information",
         },
         "shapes": shapes,
+    }
+
+
+def _roles_summary(table: list[roles.HeadRoles], layer: int, rules: roles.RoleRules | None,
+                   repeat_ids: list[int]) -> dict:
+    """Step 4's roles: the rules in force, each role's heads in ``layer`` and where the others are."""
+    reference = roles.induction_reference(repeat_ids)
+    found = roles.where_all(table, layer) if table else {}
+    return {
+        "rules": (rules or roles.RoleRules()).as_dict(),
+        "layer": layer,
+        "induction_reference": reference,
+        "where": {role: w.as_dict() for role, w in found.items()},
+        "sentences": {role: roles.where_sentence(w) for role, w in found.items()},
+        "descriptions": {role: roles.describe(role, rules, "en", reference) for role in roles.ROLES},
     }
 
 
@@ -285,13 +342,20 @@ def render_text(result: dict) -> str:
 
     out.append(f"Attention Lab — {m['name']}: {m['n_layer']} layers × {m['n_head']} heads, "
                f"d = {m['n_embd']} (= {m['n_head']} × {m['head_dim']}), context {m['n_ctx']}")
+    ch = m["chapter"]
+    if (m["n_embd"], m["n_head"]) == (ch["n_embd"], ch["n_head"]):
+        out.append(f"The chapter's numbers: d = {ch['n_embd']} split into {ch['n_head']} heads of {ch['head_dim']}.")
+    else:
+        out.append(f"The chapter's GPT-2 small splits d = {ch['n_embd']} into {ch['n_head']} heads of "
+                   f"{ch['head_dim']}; this model splits {m['n_embd']} into {m['n_head']} heads of {m['head_dim']}: "
+                   "the same rule, d = heads × d_k.")
     bos = "after <|endoftext|>" if result["bos"] else "no <|endoftext|> prepended"
     out.append(f"Text: {result['text']!r} -> {n} token{'s' if n != 1 else ''} ({bos}): {' | '.join(tokens)}")
 
     out.append("\nStep 1 — the causal mask: row = query, column = key, \".\" = forbidden (the future)" + cut)
     out.append(analysis.ascii_mask(shown, tokens[:shown]))
 
-    out.append(f"\nStep 2 — layer {layer}, head {head}: causal (GPT-2) | bidirectional (RoBERTa-style)" + cut)
+    out.append(f"\nStep 2 — layer {layer}, head {head}: causal | bidirectional (the same weights, mask removed)" + cut)
     causal_map = [r[:shown] for r in att["causal"][head][:shown]]
     bidir_map = [r[:shown] for r in att["bidirectional"][head][:shown]]
     out.append(_side_by_side(
@@ -299,6 +363,10 @@ def render_text(result: dict) -> str:
         analysis.ascii_mask(shown, tokens[:shown], bidir_map, causal=False),
     ))
     out.append("Each row sums to 1. With the mask the upper triangle is exactly 0; without it, every token sees the future.")
+    out.append("\"Bidirectional\" here is this model's own weights run without the mask (no bidirectionally trained "
+               "model ships with the lab): it shows what the mask does. A real RoBERTa differs: it was trained "
+               "without the mask (filling in hidden words), so its heads learned to use the words on both sides; "
+               "these weights never saw the future during training.")
 
     p = leak["position"]
     out.append(f"\nStep 3 — leakage: position {p} {leak['original']!r} replaced by {leak['replacement']!r}; "
@@ -319,44 +387,65 @@ def render_text(result: dict) -> str:
     heads = [h for h in result["heads"] if h["layer"] == layer]
     if heads:
         out.append(_table(
-            ["head", "role", "mean dist", "entropy", "sink", "prev", "current"],
-            [[str(h["head"]), h["role"], f"{h['mean_distance']:.2f}", f"{h['entropy']:.2f}", f"{h['sink_mass']:.2f}",
-              f"{h['previous_token']:.2f}", f"{h['current_token']:.2f}"] for h in heads],
-            "rlrrrrr",
+            ["head", "roles", "mean dist", "entropy", "÷ uniform", "sink", "prev", "induction"],
+            [[str(h["head"]), ", ".join(h["roles"]) or "-", f"{h['mean_distance']:.2f}", f"{h['entropy']:.2f}",
+              f"{h['entropy_ratio']:.2f}", f"{h['sink_mass']:.2f}", f"{h['previous_token']:.2f}",
+              f"{h['induction']:.2f}"] for h in heads],
+            "rlrrrrrr",
         ))
+        summary = result["roles"]
+        for role in roles.ROLES:
+            out.append(f"- {summary['sentences'][role]}")
+        out.append("Rules: " + "; ".join(f"{d['name']}: {d['rule']}" for d in summary["descriptions"].values()) + ".")
+        out.append("The chapter's \"positional heads (distance ≈ 1)\" are the positional role; previous-token is "
+                   "stricter: a mean distance near 1 can also be a head split between the token itself and two back.")
+        ref = summary["induction_reference"]
+        out.append(f"Induction is measured on a random sequence repeated twice ({result['detectors']['induction_sequence_length']} "
+                   f"tokens): the most a head can score there is {ref['maximum']:.2f}, a head spreading evenly "
+                   f"scores {ref['uniform']:.2f}.")
     else:
         out.append("(a portrait needs at least 2 tokens)")
-    # the chapter portrays layer 0; a small model's sharpest heads may sit higher up
-    elsewhere = [h for h in result["heads"] if h["layer"] != layer and h["role"] in ("sink", "previous-token")]
-    if elsewhere:
-        score = {"sink": "sink_mass", "previous-token": "previous_token"}
-        out.append("Other layers: " + ", ".join(
-            f"L{h['layer']} H{h['head']} {h['role']} ({h[score[h['role']]]:.2f})" for h in elsewhere))
 
-    out.append(f"\nStep 5 — the KV cache: {kv['new_tokens']} new tokens, greedy")
+    km = kv["model"]
+    out.append(f"\nStep 5 — the KV cache: {kv['new_tokens']} new tokens, greedy, on {km['name']}")
+    if km["random_weights"]:
+        out.append(km["note"])
+    out.append(f"Timing: {kv['repetitions']} runs each way, with and without the cache alternating, after a warm-up; "
+               f"torch on {kv['threads']} thread{'s' if kv['threads'] != 1 else ''}; each position's fastest run (noise only ever adds time).")
     out.append(_table(
-        ["", "seconds", "tokens/s"],
-        [["with cache", f"{kv['seconds_with_cache']:.3f}", f"{kv['tokens_per_second_with_cache']:.1f}"],
-         ["without cache", f"{kv['seconds_without_cache']:.3f}", f"{kv['tokens_per_second_without_cache']:.1f}"]],
-        "lrr",
+        ["", "seconds", "tokens/s", "ms more per position"],
+        [["with cache", f"{kv['seconds_with_cache']:.3f}", f"{kv['tokens_per_second_with_cache']:.1f}",
+          f"{kv['slope_ms_with_cache']:.4f}"],
+         ["without cache", f"{kv['seconds_without_cache']:.3f}", f"{kv['tokens_per_second_without_cache']:.1f}",
+          f"{kv['slope_ms_without_cache']:.4f}"]],
+        "lrrr",
     ))
     same = "yes" if kv["identical"] else "NO"
-    out.append(f"Speedup ×{kv['speedup']:.1f}; identical tokens in both runs: {same}; cache holds "
-               f"{kv['cache_positions']} positions = 2 × {m['n_layer']} × {m['n_head']} × {m['head_dim']} × "
-               f"{kv['cache_positions']} × 4 bytes = {_size(kv['cache_bytes'])}")
+    out.append(f"{kv['speedup_text']}")
+    out.append(kv["growth_text"])
+    out.append(f"Identical tokens in both runs: {same}; the cache holds {kv['cache_positions']} positions = "
+               f"2 × {kv['n_layer']} × {kv['n_head']} × {kv['head_dim']} × {kv['cache_positions']} × 4 bytes = "
+               f"{_size(kv['cache_bytes'])}")
     generated = kv["generated_text"]
     generated = generated if len(generated) <= 160 else generated[:159] + "…"
     out.append(f"Generated: {generated!r}")
-    out.append(f"Why the cache is valid: K and V of positions 0..{n - 1} with {st['appended']!r} appended "
-               f"vs {st['reference']!r}, fully recomputed (max relative change per layer)")
+    out.append(f"Why the cache is valid: K and V of positions 0..{n - 1} with {st['appended']!r} appended, compared "
+               f"with {st['reference']!r} appended instead (both fully recomputed, in one batch; max relative "
+               "change per layer)")
     out.append(_table(
-        ["layer", "causal", "bidirectional"],
-        [[str(i), _num(c), _num(b)] for i, (c, b) in
-         enumerate(zip(st["causal_max_per_layer"], st["bidirectional_max_per_layer"]))],
-        "rrr",
+        ["layer", "causal", "bidirectional", "n vs n+1"],
+        [[str(i), _num(c), _num(b), _num(d)] for i, (c, b, d) in
+         enumerate(zip(st["causal_max_per_layer"], st["bidirectional_max_per_layer"], st["n_vs_n_plus_1_max_per_layer"]))],
+        "rrrr",
     ))
     out.append("Layer 0's K and V see only their own token and position, so they agree in both modes; "
                "from layer 1 on, without the mask, every earlier position hears about the new token.")
+    drift = max(st["n_vs_n_plus_1_max_per_layer"])
+    out.append(f"\"n vs n+1\": the same K and V computed from the {n} tokens alone and with {st['appended']!r} appended "
+               f"(causal): {_num(drift)}. " + ("Any difference there, typically ~1e-7, is floating-point rounding: "
+               "matrices of n and n+1 rows may be summed in a different order; it carries no information."
+               if drift else "Here even the rounding agreed; on other lengths or machines ~1e-7 can appear: "
+               "floating-point rounding from matrices of different shapes, not information."))
 
     out.append("\nShapes (layer 0; every layer has the same)")
     out.append(_table(["tensor", "shape", ""], [[s["name"], str(tuple(s["shape"])), s["note"]] for s in result["shapes"]], "lrl"))

@@ -21,15 +21,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
-from . import analysis
+from . import analysis, roles
 from .jobs import Cancelled
-from .kvbench import cache_size_bytes
-from .lens import GPT2Lens, GPT2Weights, MaskMode
+from .kvbench import CLEAR_SPEEDUP, cache_size_bytes
+from .lens import GPT2Config, GPT2Lens, GPT2Weights, MaskMode
 
 SETTINGS_VERSION = 1
 MASK_PRINT_LIMIT = 8  # tokens shown in the fact's mask print (the mask panel shows them all)
 PRINT_LABEL = 7  # characters of a token's label in that print
 DEFAULT_NEW_TOKENS = 50  # the lab's "generating 50 tokens with and without it"
+CHAPTER = GPT2Config()  # the chapter's numbers are GPT-2 small's (768 = 12 × 64)
 
 
 # ---------------------------------------------------------------------------- the steps
@@ -171,6 +172,7 @@ class Fact:
     values: dict[str, Any]
     lists: dict[str, tuple[str, list[dict[str, Any]]]] = field(default_factory=dict)
     block: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)  # structured extras (e.g. roles.RoleWhere per role)
 
 
 @dataclass
@@ -186,6 +188,7 @@ class TourContext:
     kv_result: Any = None  # core.kvbench.KVResult of a benchmark the learner ran on these ids
     new_tokens: int = DEFAULT_NEW_TOKENS
     thresholds: analysis.RoleThresholds | None = None
+    rules: roles.RoleRules | None = None  # the chapter's roles (positional, previous-token, sink, induction)
     token_text: Callable[[int], str] | None = None  # id -> token text (for the replacement's name)
     model_name: str = ""
     cancel: Callable[[], bool] | None = None  # checked between the passes of the longer facts
@@ -383,6 +386,11 @@ def multihead_cost_fact(ctx: TourContext) -> Fact:
             "ratio": multiplied / per_layer,
             "score_macs": heads * n * n * dk,
             "single_score_macs": n * n * d,
+            # the chapter's 768 = 12 × 64 next to this model's d = heads × d_k
+            "chapter_d": CHAPTER.n_embd,
+            "chapter_heads": CHAPTER.n_head,
+            "chapter_dk": CHAPTER.head_dim,
+            "same_as_chapter": (d, heads) == (CHAPTER.n_embd, CHAPTER.n_head),
         },
     )
 
@@ -536,13 +544,38 @@ def leakage_fact(ctx: TourContext) -> Fact:
     return Fact("leakage" if leak.causal_max_before == 0 else "leakage.leaks", values)
 
 
+ATTENTION_BUDGET = 128 << 20  # bytes of attention maps one forward may keep for the portraits
+
+
+def _all_portraits(ctx: TourContext) -> list[analysis.HeadStats]:
+    """Every layer's head portraits: one forward keeping every map when they fit the budget
+    (GPT-2 small: up to ~370 tokens), else one forward per layer (1024 tokens: 600 MB of maps)."""
+    cfg, n = ctx.lens.config, ctx.n
+    if cfg.n_layer * cfg.n_head * n * n * 4 <= ATTENTION_BUDGET:
+        out = ctx.lens(ctx.ids, keep_attentions=True, keep_hidden=False, compute_logits=False)
+        return [s for layer, a in enumerate(out.attentions) for s in analysis.head_portrait(a[0], layer_offset=layer)]
+    stats = []
+    for layer in range(cfg.n_layer):
+        if ctx.cancel is not None and ctx.cancel():
+            raise FactCancelled(f"cancelled at layer {layer} of the portraits")
+        stats += analysis.head_portrait(_attention(ctx.lens, ctx.ids, layer, causal=True), layer_offset=layer)
+    return stats
+
+
 def portrait_fact(ctx: TourContext) -> Fact:
-    """Lab step 4: the heads named positional (mean distance ≈ 1) and sink, with their numbers."""
+    """Lab step 4: the positional heads by the chapter's rule (:mod:`.roles`) and the sink heads, with
+    their numbers; where the previous-token and induction heads are when this layer has none."""
     if ctx.n < 2:
         return Fact("too_short", {"n": ctx.n})
-    attn = _attention(ctx.lens, ctx.ids, ctx.layer, causal=True)
-    stats = analysis.head_portrait(attn, layer_offset=ctx.layer, thresholds=ctx.thresholds)
-    positional = sorted((s for s in stats if s.role == "previous-token"), key=lambda s: abs(s.mean_distance - 1))
+    all_stats = _all_portraits(ctx)
+    if ctx.cancel is not None and ctx.cancel():
+        raise FactCancelled("cancelled before the induction scores")
+    induction, repeat_ids = analysis.induction_scores_on_repeats(ctx.lens)
+    table = roles.role_map(all_stats, ctx.n, induction, ctx.rules)
+    stats = analysis.with_roles([s for s in all_stats if s.layer == ctx.layer], ctx.n, ctx.thresholds)
+    by_head = {r.head: r for r in table if r.layer == ctx.layer}
+    found = roles.where_all(table, ctx.layer)
+    positional = [stats[h.head] for h in found["positional"].here]  # nearest distance 1 first
     sinks = sorted((s for s in stats if s.role == "sink"), key=lambda s: -s.sink_mass)
     near = min(stats, key=lambda s: abs(s.mean_distance - 1))
     focus = min(stats, key=lambda s: s.entropy)
@@ -553,7 +586,9 @@ def portrait_fact(ctx: TourContext) -> Fact:
             "heads": len(stats),
             "n": ctx.n,
             "n_positional": len(positional),
+            "n_previous_token": len(found["previous-token"].here),
             "n_sinks": len(sinks),
+            "n_induction": len(found["induction"].here),
             "near_head": near.head,
             "near_distance": near.mean_distance,
             "focus_head": focus.head,
@@ -567,6 +602,7 @@ def portrait_fact(ctx: TourContext) -> Fact:
             ),
             "sinks": ("sink", [{"head": s.head, "entropy": s.entropy, "sink_pct": s.sink_mass} for s in sinks]),
         },
+        data={"where": found, "roles": by_head, "induction_reference": roles.induction_reference(repeat_ids)},
     )
 
 
@@ -581,9 +617,12 @@ def kvcache_fact(ctx: TourContext) -> Fact:
     stability = analysis.kv_stability(lens, ctx.ids)
     bidir = stability.max_per_layer("bidirectional")
     values.update(
+        # what is compared: ids + [appended] vs ids + [reference], equal lengths, one batch
         appended=ctx.text_of(stability.appended_id),
         reference=ctx.text_of(stability.reference_id),
         causal_kv_max=max(stability.max_per_layer("causal")),
+        # ids alone vs ids + [appended]: floating-point rounding at most (≈1e-7), no information
+        n_vs_n1_max=max(analysis.kv_append_drift(lens, ctx.ids, stability.appended_id)),
         bidir_layer0=bidir[0],
         bidir_max=max(bidir[1:]) if len(bidir) > 1 else bidir[0],
         cache_bytes=cache_size_bytes(lens, ctx.n + max(new_tokens - 1, 0)),
@@ -596,6 +635,9 @@ def kvcache_fact(ctx: TourContext) -> Fact:
         with_s=result.seconds_with_cache,
         without_s=result.seconds_without_cache,
         speedup=result.speedup,
+        clear=bool(result.speedup >= CLEAR_SPEEDUP),
+        slope_ms_with=float(getattr(result, "slope_ms_with", 0.0)),
+        slope_ms_without=float(getattr(result, "slope_ms_without", 0.0)),
         identical=bool(result.identical),
         positions=result.cache_positions,
         cache_bytes=result.cache_bytes,
