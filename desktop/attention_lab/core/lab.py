@@ -16,6 +16,7 @@ import torch
 
 from . import analysis
 from .kvbench import run_kv_benchmark
+from .lab_masks_knockout import ablation_section, mask_section, parse_lab_options, render_sections
 
 SEED_TEXT = "The big dog bit the mailman yesterday"
 MAX_SHOWN_TOKENS = 16  # the text rendering prints at most this many rows/columns of a map
@@ -102,11 +103,15 @@ def run_lab(
     head: int = 0,
     repetitions: int = 1,
     progress: Callable[[str], None] | None = None,
+    mask: str = "causal",
+    ablate: str | None = None,
+    ablation_mode: str = "zero",
 ) -> dict:
     """Run the five steps on ``model`` (a ``LoadedModel``) and return the JSON-ready dict.
 
     ``position`` defaults to the last token (negative values count from the end);
     ``replacement`` (one token's text) defaults to the model's likeliest other token there.
+    ``mask`` / ``ablate`` / ``ablation_mode``: see :mod:`attention_lab.core.lab_masks_knockout`.
     """
     lens, tok = model.lens, model.tokenizer
     cfg = lens.config
@@ -132,6 +137,10 @@ def run_lab(
             f"{n} tokens + {new_tokens} new tokens exceed this model's context of {cfg.n_positions}; "
             f"use --new-tokens {cfg.n_positions - n} or less, or a shorter text"
         )
+    try:
+        options = parse_lab_options(model, mask, ablate, ablation_mode)
+    except ValueError as exc:
+        raise LabInputError(str(exc)) from None
     replacement_id = (
         default_replacement(model, ids, position)
         if replacement is None
@@ -149,6 +158,11 @@ def run_lab(
     say("step 3: leakage")
     leak = analysis.leakage(lens, ids, position, replacement_id)
     mask_rows = analysis.mask_mode_report(lens, ids, layer, position, replacement_id)
+
+    say(f"mask designer ({options.mask}): reach and verdicts, measured; head knockout")
+    designer, allowed = mask_section(lens, ids, options.mask, layer, position, replacement_id)
+    if options.heads is not None:
+        designer["ablation"] = ablation_section(lens, tok, ids, options.heads, options.mode, position, allowed)
 
     say("step 4: head portraits")
     heads = []
@@ -169,7 +183,7 @@ def run_lab(
 
     shapes = [{"name": r.name, "shape": list(r.shape), "note": r.note} for r in causal_out.shapes]
     shapes.append({"name": "logits", "shape": [n, cfg.vocab_size], "note": "ln_f, then × wteᵀ"})
-    return {
+    result = {
         "model": {
             "name": model.name,
             "spec": str(model.spec),
@@ -187,7 +201,6 @@ def run_lab(
         "bos": bos,
         "tokens": tokens,
         "token_ids": ids,
-        "mask": [[1 if j <= i else 0 for j in range(n)] for i in range(n)],
         "attention": {
             "layer": layer,
             "head": head,
@@ -239,6 +252,8 @@ def run_lab(
         },
         "shapes": shapes,
     }
+    result.update(designer)  # mask_spec, mask, reach, verdicts, …, ablation
+    return result
 
 
 # ---------------------------------------------------------------------------- text rendering
@@ -357,6 +372,8 @@ def render_text(result: dict) -> str:
     ))
     out.append("Layer 0's K and V see only their own token and position, so they agree in both modes; "
                "from layer 1 on, without the mask, every earlier position hears about the new token.")
+
+    out.extend(render_sections(result, shown))
 
     out.append("\nShapes (layer 0; every layer has the same)")
     out.append(_table(["tensor", "shape", ""], [[s["name"], str(tuple(s["shape"])), s["note"]] for s in result["shapes"]], "lrl"))

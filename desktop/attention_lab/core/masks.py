@@ -48,6 +48,7 @@ SIZED_KINDS = {"prefix": "K", "window": "W"}
 # above this many tokens the influence grid is measured on a sample of edited positions
 # (one edit is one more sequence in the batch: n edits of n tokens is n² tokens of work)
 FULL_GRID_LIMIT = 64
+GRID_TOKEN_BUDGET = 8192  # tokens of edited text per measurement: fewer probed positions for long texts
 GRID_BATCH = 16  # sequences per forward when measuring the grid (the original rides in each)
 
 
@@ -84,28 +85,28 @@ def parse_mask_spec(text: str, tokenizer=None) -> MaskSpec:
     kind = kind.strip().lower()
     if kind in ("causal", "bidirectional"):
         if colon:
-            raise MaskSpecError(f"mask {text!r}: {kind} takes no argument")
+            raise MaskSpecError(f"{kind} takes no argument")
         return MaskSpec(kind)
     if kind in SIZED_KINDS:
         letter = SIZED_KINDS[kind]
         try:
             size = int(arg.strip())
         except ValueError:
-            raise MaskSpecError(f"mask {text!r}: {kind}:{letter} needs a whole number {letter}") from None
+            raise MaskSpecError(f"{kind}:{letter} needs a whole number {letter}") from None
         smallest = 1 if kind == "window" else 0
         if size < smallest:
             what = "window" if kind == "window" else "prefix length"
-            raise MaskSpecError(f"mask {text!r}: the {what} must be at least {smallest}, got {size}")
+            raise MaskSpecError(f"the {what} must be at least {smallest}, got {size}")
         return MaskSpec(kind, size=size)
     if kind == "documents":
         separator = arg.replace("\\n", "\n").replace("\\t", "\t")
         if not colon or separator == "":
-            raise MaskSpecError(f"mask {text!r}: documents:TOKEN needs the separator token, e.g. documents:.")
+            raise MaskSpecError("documents:TOKEN needs the separator token, e.g. documents:.")
         if tokenizer is None:
             return MaskSpec(kind, separator=separator)
         ids = tokenizer.encode(separator)
         if len(ids) != 1:
-            raise MaskSpecError(f"mask {text!r}: the separator {separator!r} is {len(ids)} tokens, not one")
+            raise MaskSpecError(f"the separator {separator!r} is {len(ids)} tokens, not one")
         return MaskSpec(kind, separator=separator, separator_id=int(ids[0]))
     raise MaskSpecError(
         f"unknown mask kind {kind!r}; choose causal, bidirectional, prefix:K, window:W or documents:TOKEN"
@@ -337,8 +338,12 @@ class MaskReport:
 
 
 def mask_report(lens: GPT2Lens, ids: Sequence[int], spec: MaskSpec, *, cancel: Cancel = None,
-                grid_limit: int = FULL_GRID_LIMIT) -> MaskReport:
-    """Build ``spec`` for ``ids``, compute its reach and verdicts, and measure both on the model."""
+                grid_limit: int | None = None) -> MaskReport:
+    """Build ``spec`` for ``ids``, compute its reach and verdicts, and measure both on the model.
+
+    ``grid_limit``: at most this many positions are edited to measure the influence grid
+    (default: every position up to :data:`FULL_GRID_LIMIT` tokens, then as many as keep the
+    measurement near :data:`GRID_TOKEN_BUDGET` tokens)."""
     ids = [int(t) for t in ids]
     cfg = lens.config
     if not ids:
@@ -347,6 +352,8 @@ def mask_report(lens: GPT2Lens, ids: Sequence[int], spec: MaskSpec, *, cancel: C
         raise ValueError(f"{len(ids) + 1} positions (the text and an appended token) exceed the context of {cfg.n_positions}")
     allowed = allowed_matrix(spec, ids)
     grid = reach(allowed, cfg.n_layer)
+    if grid_limit is None:
+        grid_limit = max(FULL_GRID_LIMIT if len(ids) <= FULL_GRID_LIMIT else GRID_TOKEN_BUDGET // len(ids), 4)
     columns = probe_columns(grid, grid_limit)
     influence = measure_influence(lens, ids, allowed, columns, cancel=cancel)
     col = torch.tensor(columns, dtype=torch.long)
