@@ -57,7 +57,9 @@ def test_ranking_agrees_with_single_knockouts(model, mode, metric):
     ranking = items[-1]
     assert isinstance(ranking, ablation.HeadRanking)
     total = cfg.n_layer * cfg.n_head
-    assert [p.done for p in progress] == list(range(5, total, 5)) + [total] and progress[-1].total == total
+    # batches of 5 inside each layer (12 heads: 5 + 5 + 2), progress after each
+    assert [p.done for p in progress] == [5, 10, 12, 17, 22, 24][: len(progress)] and progress[-1].done == total
+    assert all(p.total == total for p in progress)
     assert ranking.delta.shape == (cfg.n_layer, cfg.n_head)
     for layer, head in [(0, 0), (1, 11), (0, 7)]:
         single = ablation.knockout(lens, IDS, [(layer, head)], mode, position=5)
