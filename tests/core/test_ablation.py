@@ -117,3 +117,17 @@ def test_ranking_input_checks(model):
         ablation.run_rank_heads(model.lens, IDS[:1], "zero")
     with pytest.raises(ValueError, match="unknown ablation"):
         ablation.run_rank_heads(model.lens, IDS, "half")
+
+
+def test_bench_row_times_the_ranking_against_one_analysis_per_head(model):
+    from pathlib import Path
+
+    from attention_lab.core import bench
+
+    bm = bench.BenchModel("tiny", "tiny", Path(model.path), model, measure_memory=False)
+    row = bench.bench_head_ranking(bm, bench.Settings(reps=1, quick=True))
+    heads = model.lens.config.n_layer * model.lens.config.n_head
+    assert row.id == "rank_heads_32" and row.tokens == 32 and row.goal == "ratio ≤ 3.0"
+    assert len(row.ours_samples) == len(row.theirs_samples) == 1
+    assert row.ratio == pytest.approx(row.ours / row.theirs) and row.verdict in ("met", "not met")
+    assert row.theirs == pytest.approx(row.theirs_samples[0]) and f"× {heads} heads" in row.compared_with
