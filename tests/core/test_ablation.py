@@ -73,6 +73,12 @@ def test_ranking_agrees_with_single_knockouts(model, mode, metric):
     assert float(ranking.harm.max()) == float(harm[0])
 
 
+def test_ranking_as_a_worker_job_reports_progress(model):
+    seen = []
+    ranking = ablation.run_rank_heads(model.lens, IDS, "zero", progress=seen.append, cancel=threading.Event())
+    assert [p.done for p in seen] == [12, 24] and isinstance(ranking, ablation.HeadRanking)
+
+
 def test_ranking_follows_the_mask(model):
     lens = model.lens
     allowed = masks.allowed_matrix(masks.parse_mask_spec("window:2"), IDS)

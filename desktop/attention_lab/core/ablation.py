@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Literal, Sequence
+from typing import Callable, Iterable, Iterator, Literal, Sequence
 
 import torch
 
@@ -244,11 +244,15 @@ def rank_heads(
     yield HeadRanking(mode=mode, metric=metric, position=position, baseline=baseline, delta=delta, top=named)
 
 
-def run_rank_heads(lens: GPT2Lens, ids: Sequence[int], mode: str = "zero", **kwargs) -> HeadRanking:
-    """Drain :func:`rank_heads` and return its ranking (scripts, the bench, tests)."""
+def run_rank_heads(lens: GPT2Lens, ids: Sequence[int], mode: str = "zero", *, cancel: Cancel = None,
+                   progress: Callable[[RankProgress], None] | None = None, **kwargs) -> HeadRanking:
+    """Drain :func:`rank_heads` and return its ranking, in the worker jobs' shape: ``cancel``
+    (an Event) stops it between batches, ``progress`` gets each :class:`RankProgress`."""
     result = None
-    for item in rank_heads(lens, ids, mode, **kwargs):
+    for item in rank_heads(lens, ids, mode, cancel=cancel, **kwargs):
         if isinstance(item, HeadRanking):
             result = item
+        elif progress is not None:
+            progress(item)
     assert result is not None
     return result

@@ -33,7 +33,7 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
@@ -210,12 +210,14 @@ def measure_edits(
     edits: Sequence[tuple[int, int]],
     *,
     cancel: Cancel = None,
+    progress: Callable[[int, int], None] | None = None,
     batch: int = GRID_BATCH,
 ) -> list[EditChange]:
     """Edit ``ids`` at each ``(position, replacement_id)``; measure every position's change.
 
     The original rides in every batch next to its edits, so a position that depends only on
-    identical inputs comes out bit-for-bit the same: "no change" is an exact 0.0."""
+    identical inputs comes out bit-for-bit the same: "no change" is an exact 0.0.
+    ``cancel`` is checked before each batch; ``progress(edits_done, edits_total)`` after it."""
     ids = [int(t) for t in ids]
     stop = _cancel_check(cancel)
     results: list[EditChange] = []
@@ -238,6 +240,8 @@ def measure_edits(
                 final=relative_change(out.final_hidden[0], out.final_hidden[k]),
                 layers=relative_change(out.hidden_states[0], out.hidden_states[k]),
             ))
+        if progress is not None:
+            progress(len(results), len(edits))
     return results
 
 
@@ -247,12 +251,13 @@ def other_token(token_id: int, vocab_size: int) -> int:
 
 
 def measure_influence(lens: GPT2Lens, ids: Sequence[int], allowed: Tensor, columns: Sequence[int] | None = None,
-                      *, cancel: Cancel = None) -> Tensor:
+                      *, cancel: Cancel = None, progress: Callable[[int, int], None] | None = None) -> Tensor:
     """Measured reach: ``M[i, c]`` is True where editing token ``columns[c]`` moved position
     ``i``'s final hidden state at all (``columns``: default every position)."""
     cols = list(range(len(ids))) if columns is None else [int(c) for c in columns]
     vocab = lens.config.vocab_size
-    changes = measure_edits(lens, ids, allowed, [(c, other_token(ids[c], vocab)) for c in cols], cancel=cancel)
+    changes = measure_edits(lens, ids, allowed, [(c, other_token(ids[c], vocab)) for c in cols], cancel=cancel,
+                            progress=progress)
     if not changes:
         return torch.zeros(len(ids), 0, dtype=torch.bool)
     return torch.stack([ch.final > 0 for ch in changes], dim=1)
@@ -338,12 +343,13 @@ class MaskReport:
 
 
 def mask_report(lens: GPT2Lens, ids: Sequence[int], spec: MaskSpec, *, cancel: Cancel = None,
-                grid_limit: int | None = None) -> MaskReport:
+                progress: Callable[[int, int], None] | None = None, grid_limit: int | None = None) -> MaskReport:
     """Build ``spec`` for ``ids``, compute its reach and verdicts, and measure both on the model.
 
     ``grid_limit``: at most this many positions are edited to measure the influence grid
     (default: every position up to :data:`FULL_GRID_LIMIT` tokens, then as many as keep the
-    measurement near :data:`GRID_TOKEN_BUDGET` tokens)."""
+    measurement near :data:`GRID_TOKEN_BUDGET` tokens).  ``cancel`` / ``progress(done, total)``:
+    as in :func:`measure_edits` (the grid is the long part; the K/V measurement is one forward)."""
     ids = [int(t) for t in ids]
     cfg = lens.config
     if not ids:
@@ -355,7 +361,7 @@ def mask_report(lens: GPT2Lens, ids: Sequence[int], spec: MaskSpec, *, cancel: C
     if grid_limit is None:
         grid_limit = max(FULL_GRID_LIMIT if len(ids) <= FULL_GRID_LIMIT else GRID_TOKEN_BUDGET // len(ids), 4)
     columns = probe_columns(grid, grid_limit)
-    influence = measure_influence(lens, ids, allowed, columns, cancel=cancel)
+    influence = measure_influence(lens, ids, allowed, columns, cancel=cancel, progress=progress)
     col = torch.tensor(columns, dtype=torch.long)
     later = col[None, :] > torch.arange(len(ids))[:, None]  # the edited token lies after the position
     # the K/V measurement: the model's two likeliest next tokens (as in analysis.kv_stability)
