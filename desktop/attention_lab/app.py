@@ -102,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "weights, built in memory (never downloaded; its text is gibberish, its timing GPT-2's)")
     lab.add_argument("--bos", action="store_true", help="prepend <|endoftext|> to the text")
     lab.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    lab.add_argument("--mask", metavar="SPEC", default="causal",
+                     help="causal | bidirectional | prefix:K | window:W | documents:TOKEN: the mask whose reach "
+                          "and verdicts are measured, and under which attention, leakage and knockout run")
+    lab.add_argument("--ablate", metavar="L.H[,L.H…]", default=None, help="heads to knock out, e.g. 0.3,1.7")
+    lab.add_argument("--ablation", choices=("zero", "mean"), default="zero",
+                     help="a knocked-out head's output becomes 0, or its mean over the text (default zero)")
     bench = sub.add_parser(
         "bench",
         help="measure the app's speed and memory next to transformers (ratios, issue 6)",
@@ -143,6 +149,9 @@ def run_lab_command(args: argparse.Namespace) -> int:
         head=args.head,
         kv_model=args.kv_model,
         progress=_progress_printer(not args.json and sys.stderr.isatty()),
+        mask=args.mask,
+        ablate=args.ablate,
+        ablation_mode=args.ablation,
     )
     if args.json:
         sys.stdout.write(json_line(result) + "\n")

@@ -18,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 ROW_IDS = {
     "forward_attentions",
+    "rank_heads_32",
     "edit_update",
     "edit_update_middle",
     "edit_scaling",
@@ -33,7 +34,7 @@ ROW_IDS = {
     "peak_memory_32",
     "peak_memory_1024",
 }
-IN_PROCESS = {"forward_attentions", "edit_update", "edit_update_middle", "edit_scaling", "generate_50",
+IN_PROCESS = {"forward_attentions", "rank_heads_32", "edit_update", "edit_update_middle", "edit_scaling", "generate_50",
               "kv_speedup_50", "kv_speedup_200"}
 ROW_FIELDS = {"id", "model", "figure", "compared_with", "goal", "unit", "tokens", "ours", "theirs", "ratio",
               "verdict", "note", "ours_samples", "theirs_samples", "details"}

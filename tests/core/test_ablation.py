@@ -57,7 +57,9 @@ def test_ranking_agrees_with_single_knockouts(model, mode, metric):
     ranking = items[-1]
     assert isinstance(ranking, ablation.HeadRanking)
     total = cfg.n_layer * cfg.n_head
-    assert [p.done for p in progress] == list(range(5, total, 5)) + [total] and progress[-1].total == total
+    # batches of 5 inside each layer (12 heads: 5 + 5 + 2), progress after each
+    assert [p.done for p in progress] == [5, 10, 12, 17, 22, 24][: len(progress)] and progress[-1].done == total
+    assert all(p.total == total for p in progress)
     assert ranking.delta.shape == (cfg.n_layer, cfg.n_head)
     for layer, head in [(0, 0), (1, 11), (0, 7)]:
         single = ablation.knockout(lens, IDS, [(layer, head)], mode, position=5)
@@ -69,6 +71,12 @@ def test_ranking_agrees_with_single_knockouts(model, mode, metric):
     harm = [ranking.harm[layer, head] for layer, head, _ in ranking.top]
     assert len(ranking.top) == 5 and harm == sorted(harm, reverse=True)
     assert float(ranking.harm.max()) == float(harm[0])
+
+
+def test_ranking_as_a_worker_job_reports_progress(model):
+    seen = []
+    ranking = ablation.run_rank_heads(model.lens, IDS, "zero", progress=seen.append, cancel=threading.Event())
+    assert [p.done for p in seen] == [12, 24] and isinstance(ranking, ablation.HeadRanking)
 
 
 def test_ranking_follows_the_mask(model):
@@ -115,3 +123,17 @@ def test_ranking_input_checks(model):
         ablation.run_rank_heads(model.lens, IDS[:1], "zero")
     with pytest.raises(ValueError, match="unknown ablation"):
         ablation.run_rank_heads(model.lens, IDS, "half")
+
+
+def test_bench_row_times_the_ranking_against_one_analysis_per_head(model):
+    from pathlib import Path
+
+    from attention_lab.core import bench
+
+    bm = bench.BenchModel("tiny", "tiny", Path(model.path), model, measure_memory=False)
+    row = bench.bench_head_ranking(bm, bench.Settings(reps=1, quick=True))
+    heads = model.lens.config.n_layer * model.lens.config.n_head
+    assert row.id == "rank_heads_32" and row.tokens == 32 and row.goal == "ratio ≤ 3.0"
+    assert len(row.ours_samples) == len(row.theirs_samples) == 1
+    assert row.ratio == pytest.approx(row.ours / row.theirs) and row.verdict in ("met", "not met")
+    assert row.theirs == pytest.approx(row.theirs_samples[0]) and f"× {heads} heads" in row.compared_with

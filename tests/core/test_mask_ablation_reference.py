@@ -185,3 +185,16 @@ def test_ablation_checks(tiny):
     # nothing knocked out is the plain forward, bit for bit
     none = HeadAblation(torch.zeros(cfg.n_layer, cfg.n_head, dtype=torch.bool), "mean")
     assert torch.equal(lens([1, 2, 3], ablation=none).logits, lens([1, 2, 3]).logits)
+
+
+def test_resuming_at_a_layer_is_the_full_run_bit_for_bit(tiny):
+    """Ranking the heads starts a knockout of layer l from the plain run's stream below l."""
+    lens, _ = tiny
+    ids = _ids(12, seed=8)
+    full = lens(ids, keep_hidden=True)
+    for layer in range(lens.config.n_layer):
+        resumed = lens(ids, resume=(layer, full.hidden_states[:, layer]), keep_hidden=False)
+        assert torch.equal(resumed.final_hidden, full.final_hidden) and torch.equal(resumed.logits, full.logits)
+        assert resumed.attentions[:layer] == [None] * layer
+    with pytest.raises(ValueError, match="resume needs"):
+        lens(ids, resume=(0, full.hidden_states[:, 0]), keep_hidden=True)

@@ -142,11 +142,17 @@ def test_long_texts_probe_a_sample_with_the_leak_witness(tiny_model):
     assert torch.equal(measured, grid[:, cols])
 
 
-def test_measurement_cancels_between_batches(tiny_model):
+def test_measurement_reports_progress_and_cancels_between_batches(tiny_model):
+    seen = []
+    masks.mask_report(tiny_model.lens, _ids(40), _spec("window:2", tiny_model), progress=lambda *p: seen.append(p))
+    assert seen == [(15, 40), (30, 40), (40, 40)]  # 15 edits + the original per forward
     flag = threading.Event()
-    flag.set()
-    with pytest.raises(masks.MeasurementCancelled):
-        masks.measure_influence(tiny_model.lens, _ids(16), masks.causal_matrix(16), cancel=flag)
+
+    def press_cancel(done, total):
+        flag.set()  # the user presses cancel after the first batch
+
+    with pytest.raises(masks.MeasurementCancelled, match="after 15 of 40"):
+        masks.measure_influence(tiny_model.lens, _ids(40), masks.causal_matrix(40), cancel=flag, progress=press_cancel)
 
 
 @pytest.mark.parametrize("text,message", [

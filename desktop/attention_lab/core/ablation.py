@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Literal, Sequence
+from typing import Callable, Iterable, Iterator, Literal, Sequence
 
 import torch
 
+from .analysis import _check_ids
 from .kvbench import Cancel, _cancel_check
 from .lens import ABLATION_MODES, GPT2Lens, HeadAblation
 
@@ -99,18 +100,6 @@ def _position(ids: Sequence[int], position: int | None) -> int:
     if not 0 <= p < n:
         raise ValueError(f"position {position} is out of range: the text has {n} tokens (0..{n - 1})")
     return p
-
-
-def _check_ids(lens: GPT2Lens, ids: Sequence[int]) -> list[int]:
-    ids = [int(t) for t in ids]
-    cfg = lens.config
-    if not ids:
-        raise ValueError("the sequence is empty")
-    if len(ids) > cfg.n_positions:
-        raise ValueError(f"{len(ids)} positions exceed the model's context of {cfg.n_positions}")
-    if min(ids) < 0 or max(ids) >= cfg.vocab_size:
-        raise ValueError(f"token ids must lie in [0, {cfg.vocab_size})")
-    return ids
 
 
 # ---------------------------------------------------------------------------- one knockout
@@ -211,8 +200,9 @@ def rank_heads(
 ) -> Iterator[RankProgress | HeadRanking]:
     """Knock every head out alone; yield progress after each batch, then the :class:`HeadRanking`.
 
-    ``batch`` knockouts run as one forward (default: as many as fit about
-    :data:`TOKENS_PER_BATCH` tokens, at most one layer's heads)."""
+    ``batch`` knockouts of one layer run as one forward (default: as many as fit about
+    :data:`TOKENS_PER_BATCH` tokens, at most the layer's heads), resumed from the plain run's
+    residual stream below that layer (the blocks below can't see a knockout above them)."""
     ids = _check_ids(lens, ids)
     mode = check_mode(mode)
     if metric not in ("loss", "logprob"):
@@ -226,34 +216,43 @@ def rank_heads(
     L, H = cfg.n_layer, cfg.n_head
     size = batch or max(1, min(H, TOKENS_PER_BATCH // len(ids)))
     stop = _cancel_check(cancel)
-    heads = [(layer, head) for layer in range(L) for head in range(H)]
-    common = dict(allowed=allowed, keep_attentions=False, keep_hidden=False, compute_logits=False)
+    plain = lens(torch.tensor([ids]), allowed=allowed, keep_attentions=False, keep_hidden=True, compute_logits=False)
+    assert plain.hidden_states is not None
+    baseline = float(_metric(lens, plain.final_hidden, ids, metric, position)[0])
+    values = torch.empty(L, H)
+    done = 0
+    for layer in range(L):
+        # a knockout in this layer leaves the blocks below as they were: start from their output
+        below = plain.hidden_states[:, layer]
+        for first in range(0, H, size):
+            if stop():
+                raise RankingCancelled(f"cancelled after {done} of {L * H} heads")
+            chunk = list(range(first, min(first + size, H)))
+            knocked = torch.zeros(len(chunk), L, H, dtype=torch.bool)
+            knocked[torch.arange(len(chunk)), layer, torch.tensor(chunk)] = True
+            out = lens(torch.tensor([ids] * len(chunk)), allowed=allowed, ablation=HeadAblation(knocked, mode),
+                       resume=(layer, below.expand(len(chunk), -1, -1)), keep_attentions=False, keep_hidden=False,
+                       compute_logits=False)
+            values[layer, chunk] = _metric(lens, out.final_hidden, ids, metric, position)
+            done += len(chunk)
+            yield RankProgress(done=done, total=L * H)
 
-    baseline = float(_metric(lens, lens(torch.tensor([ids]), **common).final_hidden, ids, metric, position)[0])
-    values = torch.empty(L * H)
-    for start in range(0, len(heads), size):
-        if stop():
-            raise RankingCancelled(f"cancelled after {start} of {len(heads)} heads")
-        chunk = heads[start : start + size]
-        knocked = torch.zeros(len(chunk), L, H, dtype=torch.bool)
-        for row, (layer, head) in enumerate(chunk):
-            knocked[row, layer, head] = True
-        out = lens(torch.tensor([ids] * len(chunk)), ablation=HeadAblation(knocked, mode), **common)
-        values[start : start + len(chunk)] = _metric(lens, out.final_hidden, ids, metric, position)
-        yield RankProgress(done=start + len(chunk), total=len(heads))
-
-    delta = (values - baseline).view(L, H)
+    delta = values - baseline
     harm = delta if metric == "loss" else -delta
     order = torch.argsort(harm.flatten(), descending=True)[:top].tolist()
     named = [(i // H, i % H, float(delta.flatten()[i])) for i in order if math.isfinite(float(delta.flatten()[i]))]
     yield HeadRanking(mode=mode, metric=metric, position=position, baseline=baseline, delta=delta, top=named)
 
 
-def run_rank_heads(lens: GPT2Lens, ids: Sequence[int], mode: str = "zero", **kwargs) -> HeadRanking:
-    """Drain :func:`rank_heads` and return its ranking (scripts, the bench, tests)."""
+def run_rank_heads(lens: GPT2Lens, ids: Sequence[int], mode: str = "zero", *, cancel: Cancel = None,
+                   progress: Callable[[RankProgress], None] | None = None, **kwargs) -> HeadRanking:
+    """Drain :func:`rank_heads` and return its ranking, in the worker jobs' shape: ``cancel``
+    (an Event) stops it between batches, ``progress`` gets each :class:`RankProgress`."""
     result = None
-    for item in rank_heads(lens, ids, mode, **kwargs):
+    for item in rank_heads(lens, ids, mode, cancel=cancel, **kwargs):
         if isinstance(item, HeadRanking):
             result = item
+        elif progress is not None:
+            progress(item)
     assert result is not None
     return result

@@ -382,6 +382,31 @@ def bench_kv(bm: BenchModel, s: Settings) -> list[Row]:
 
 
 # ---------------------------------------------------------------------------- subprocess rows
+def bench_head_ranking(bm: BenchModel, s: Settings) -> Row:
+    """Row ``rank_heads_32`` (issue 17): knock every head out alone on a 32-token text
+    (:func:`attention_lab.core.ablation.run_rank_heads`, L × H knockouts, Δ loss) vs one full
+    analysis of that text per head -- the analysis's own pass, one lens forward returning the
+    logits and every layer's attention, timed alternately with the ranking and multiplied by
+    L × H (the app's analysis does more than this pass, so the ratio errs on our side)."""
+    from .ablation import run_rank_heads  # the knockout module, only for this row
+
+    lens = bm.model.lens
+    cfg = lens.config
+    n = _lengths(bm.model, [32])[0]
+    ids = text_ids(bm.model, n)
+    heads = cfg.n_layer * cfg.n_head
+    row = Row("rank_heads_32", bm.label, f"rank all {heads} heads by knockout (zero, Δ loss)",
+              f"one analysis forward (logits + all attentions) × {heads} heads", "ratio ≤ 3.0", tokens=n)
+    _timed_row(row, lambda: run_rank_heads(lens, ids, "zero"),
+               lambda: lens(ids, keep_attentions=True, keep_hidden=False), s.reps, budget_s=0.0)
+    row.theirs_samples = [t * heads for t in row.theirs_samples]
+    row.theirs = _median(row.theirs_samples)
+    row.ratio = row.ours / row.theirs
+    row.verdict = _verdict(row.ratio, goal_max=3.0)
+    row.note = f"{row.ours / heads * 1000:.1f} ms per head knocked out (batched by layer)"
+    return row
+
+
 def _python_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(DESKTOP_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
@@ -647,6 +672,7 @@ def run_bench(specs: Sequence[str] | None = None, settings: Settings | None = No
             if "forward" not in s.skip:
                 s.say(f"{bm.label}: forward with attentions")
                 rows.append(bench_forward(bm, ref, s))
+                rows.append(bench_head_ranking(bm, s))
             if "edit" not in s.skip:
                 s.say(f"{bm.label}: edit update")
                 rows.extend(bench_edit(bm, ref, s))

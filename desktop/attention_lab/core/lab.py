@@ -17,6 +17,7 @@ import torch
 from . import analysis, kvbench, roles
 from .kvbench import run_kv_benchmark
 from .lens import GPT2Config
+from .lab_masks_knockout import ablation_section, mask_section, parse_lab_options, render_sections
 
 SEED_TEXT = "The big dog bit the mailman yesterday"
 MAX_SHOWN_TOKENS = 16  # the text rendering prints at most this many rows/columns of a map
@@ -106,6 +107,9 @@ def run_lab(
     progress: Callable[[str], None] | None = None,
     kv_model: str = "loaded",
     rules: roles.RoleRules | None = None,
+    mask: str = "causal",
+    ablate: str | None = None,
+    ablation_mode: str = "zero",
 ) -> dict:
     """Run the five steps on ``model`` (a ``LoadedModel``) and return the JSON-ready dict.
 
@@ -113,6 +117,7 @@ def run_lab(
     ``replacement`` (one token's text) defaults to the model's likeliest other token there.
     ``kv_model``: the model step 5 times (:data:`kvbench.KV_MODELS`: the loaded one, or GPT-2
     small's shapes with random weights); ``rules``: the head roles' thresholds.
+    ``mask`` / ``ablate`` / ``ablation_mode``: see :mod:`attention_lab.core.lab_masks_knockout`.
     """
     lens, tok = model.lens, model.tokenizer
     cfg = lens.config
@@ -143,6 +148,10 @@ def run_lab(
             f"{len(kv_ids)} tokens + {new_tokens} new tokens exceed the context of {kv_ctx} of the model step 5 "
             f"times; use --new-tokens {kv_ctx - len(kv_ids)} or less, or a shorter text"
         )
+    try:
+        options = parse_lab_options(model, mask, ablate, ablation_mode)
+    except ValueError as exc:
+        raise LabInputError(str(exc)) from None
     replacement_id = (
         default_replacement(model, ids, position)
         if replacement is None
@@ -160,6 +169,11 @@ def run_lab(
     say("step 3: leakage")
     leak = analysis.leakage(lens, ids, position, replacement_id)
     mask_rows = analysis.mask_mode_report(lens, ids, layer, position, replacement_id)
+
+    say(f"mask designer ({options.mask}): reach and verdicts, measured; head knockout")
+    designer, allowed = mask_section(lens, ids, options.mask, layer, position, replacement_id)
+    if options.heads is not None:
+        designer["ablation"] = ablation_section(lens, tok, ids, options.heads, options.mode, position, allowed)
 
     say("step 4: head portraits")
     heads = []
@@ -186,7 +200,7 @@ def run_lab(
 
     shapes = [{"name": r.name, "shape": list(r.shape), "note": r.note} for r in causal_out.shapes]
     shapes.append({"name": "logits", "shape": [n, cfg.vocab_size], "note": "ln_f, then × wteᵀ"})
-    return {
+    result = {
         "model": {
             "name": model.name,
             "spec": str(model.spec),
@@ -205,7 +219,6 @@ def run_lab(
         "bos": bos,
         "tokens": tokens,
         "token_ids": ids,
-        "mask": [[1 if j <= i else 0 for j in range(n)] for i in range(n)],
         "attention": {
             "layer": layer,
             "head": head,
@@ -281,6 +294,8 @@ def run_lab(
         },
         "shapes": shapes,
     }
+    result.update(designer)  # mask_spec, mask, reach, verdicts, …, ablation
+    return result
 
 
 def _roles_summary(table: list[roles.HeadRoles], layer: int, rules: roles.RoleRules | None,
@@ -446,6 +461,8 @@ def render_text(result: dict) -> str:
                "matrices of n and n+1 rows may be summed in a different order; it carries no information."
                if drift else "Here even the rounding agreed; on other lengths or machines ~1e-7 can appear: "
                "floating-point rounding from matrices of different shapes, not information."))
+
+    out.extend(render_sections(result, shown))
 
     out.append("\nShapes (layer 0; every layer has the same)")
     out.append(_table(["tensor", "shape", ""], [[s["name"], str(tuple(s["shape"])), s["note"]] for s in result["shapes"]], "lrl"))

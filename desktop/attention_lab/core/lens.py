@@ -423,6 +423,7 @@ class GPT2Lens:
         attention_hook: Callable[[int, Tensor], None] | None = None,
         allowed: Tensor | None = None,
         ablation: HeadAblation | None = None,
+        resume: tuple[int, Tensor] | None = None,
     ) -> LensOutput:
         """Run GPT-2 on ``input_ids`` (``[n]`` or ``[B, n]``).
 
@@ -441,6 +442,10 @@ class GPT2Lens:
         True where the query may look at the key (the diagonal must stay allowed); forbidden
         cells are filled as ``mask_mode`` says, as the causal mask's are.
         ``ablation``: heads knocked out before W^O (see :class:`HeadAblation`).
+        ``resume``: ``(layer, h)``: start at block ``layer`` from the residual stream ``h``
+        ``[B, n, d]`` an earlier run computed (its ``hidden_states[:, layer]``); the blocks before
+        are skipped (their attentions come back as ``None``).  Knocking out a head of layer l
+        leaves layers 0 … l−1 as they were: ranking the heads starts there.
         """
         cfg, w = self.config, self.weights
         mode = MaskMode.parse(mask_mode)
@@ -471,6 +476,12 @@ class GPT2Lens:
         positions = torch.arange(past_len, past_len + n)
         h = w.wte[ids] + w.wpe[positions][None]
         note("h", h, "token + position embeddings")
+        first = 0
+        if resume is not None:
+            first, h = resume
+            if not 0 <= first < cfg.n_layer or tuple(h.shape) != (B, n, d) or keep_hidden or past_len:
+                raise ValueError(f"resume needs a layer in 0..{cfg.n_layer - 1} and h of shape {(B, n, d)}, "
+                                 "without keep_hidden or a KV cache")
         if allowed is not None:
             forbidden = forbidden_from_allowed(allowed, B, n, past_len + n, past_len)
             # nothing forbidden (bidirectional): no mask to apply, the fast kernel may run
@@ -490,7 +501,8 @@ class GPT2Lens:
         keys_out: list[Tensor] | None = [] if keep_kv else None
         values_out: list[Tensor] | None = [] if keep_kv else None
 
-        for layer_idx, lw in enumerate(w.layers):
+        attentions.extend([None] * first)
+        for layer_idx, lw in enumerate(w.layers[first:], start=first):
             a = _layer_norm(h, lw.ln_1_w, lw.ln_1_b, cfg.layer_norm_epsilon)
             # 1) a single matmul produces Q, K and V at once
             qkv = torch.addmm(lw.c_attn_b, a.reshape(-1, d), lw.c_attn_w).view(B, n, 3 * d)

@@ -33,7 +33,7 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
@@ -48,6 +48,7 @@ SIZED_KINDS = {"prefix": "K", "window": "W"}
 # above this many tokens the influence grid is measured on a sample of edited positions
 # (one edit is one more sequence in the batch: n edits of n tokens is n² tokens of work)
 FULL_GRID_LIMIT = 64
+GRID_TOKEN_BUDGET = 8192  # tokens of edited text per measurement: fewer probed positions for long texts
 GRID_BATCH = 16  # sequences per forward when measuring the grid (the original rides in each)
 
 
@@ -84,28 +85,28 @@ def parse_mask_spec(text: str, tokenizer=None) -> MaskSpec:
     kind = kind.strip().lower()
     if kind in ("causal", "bidirectional"):
         if colon:
-            raise MaskSpecError(f"mask {text!r}: {kind} takes no argument")
+            raise MaskSpecError(f"{kind} takes no argument")
         return MaskSpec(kind)
     if kind in SIZED_KINDS:
         letter = SIZED_KINDS[kind]
         try:
             size = int(arg.strip())
         except ValueError:
-            raise MaskSpecError(f"mask {text!r}: {kind}:{letter} needs a whole number {letter}") from None
+            raise MaskSpecError(f"{kind}:{letter} needs a whole number {letter}") from None
         smallest = 1 if kind == "window" else 0
         if size < smallest:
             what = "window" if kind == "window" else "prefix length"
-            raise MaskSpecError(f"mask {text!r}: the {what} must be at least {smallest}, got {size}")
+            raise MaskSpecError(f"the {what} must be at least {smallest}, got {size}")
         return MaskSpec(kind, size=size)
     if kind == "documents":
         separator = arg.replace("\\n", "\n").replace("\\t", "\t")
         if not colon or separator == "":
-            raise MaskSpecError(f"mask {text!r}: documents:TOKEN needs the separator token, e.g. documents:.")
+            raise MaskSpecError("documents:TOKEN needs the separator token, e.g. documents:.")
         if tokenizer is None:
             return MaskSpec(kind, separator=separator)
         ids = tokenizer.encode(separator)
         if len(ids) != 1:
-            raise MaskSpecError(f"mask {text!r}: the separator {separator!r} is {len(ids)} tokens, not one")
+            raise MaskSpecError(f"the separator {separator!r} is {len(ids)} tokens, not one")
         return MaskSpec(kind, separator=separator, separator_id=int(ids[0]))
     raise MaskSpecError(
         f"unknown mask kind {kind!r}; choose causal, bidirectional, prefix:K, window:W or documents:TOKEN"
@@ -209,12 +210,14 @@ def measure_edits(
     edits: Sequence[tuple[int, int]],
     *,
     cancel: Cancel = None,
+    progress: Callable[[int, int], None] | None = None,
     batch: int = GRID_BATCH,
 ) -> list[EditChange]:
     """Edit ``ids`` at each ``(position, replacement_id)``; measure every position's change.
 
     The original rides in every batch next to its edits, so a position that depends only on
-    identical inputs comes out bit-for-bit the same: "no change" is an exact 0.0."""
+    identical inputs comes out bit-for-bit the same: "no change" is an exact 0.0.
+    ``cancel`` is checked before each batch; ``progress(edits_done, edits_total)`` after it."""
     ids = [int(t) for t in ids]
     stop = _cancel_check(cancel)
     results: list[EditChange] = []
@@ -237,6 +240,8 @@ def measure_edits(
                 final=relative_change(out.final_hidden[0], out.final_hidden[k]),
                 layers=relative_change(out.hidden_states[0], out.hidden_states[k]),
             ))
+        if progress is not None:
+            progress(len(results), len(edits))
     return results
 
 
@@ -246,12 +251,13 @@ def other_token(token_id: int, vocab_size: int) -> int:
 
 
 def measure_influence(lens: GPT2Lens, ids: Sequence[int], allowed: Tensor, columns: Sequence[int] | None = None,
-                      *, cancel: Cancel = None) -> Tensor:
+                      *, cancel: Cancel = None, progress: Callable[[int, int], None] | None = None) -> Tensor:
     """Measured reach: ``M[i, c]`` is True where editing token ``columns[c]`` moved position
     ``i``'s final hidden state at all (``columns``: default every position)."""
     cols = list(range(len(ids))) if columns is None else [int(c) for c in columns]
     vocab = lens.config.vocab_size
-    changes = measure_edits(lens, ids, allowed, [(c, other_token(ids[c], vocab)) for c in cols], cancel=cancel)
+    changes = measure_edits(lens, ids, allowed, [(c, other_token(ids[c], vocab)) for c in cols], cancel=cancel,
+                            progress=progress)
     if not changes:
         return torch.zeros(len(ids), 0, dtype=torch.bool)
     return torch.stack([ch.final > 0 for ch in changes], dim=1)
@@ -337,8 +343,13 @@ class MaskReport:
 
 
 def mask_report(lens: GPT2Lens, ids: Sequence[int], spec: MaskSpec, *, cancel: Cancel = None,
-                grid_limit: int = FULL_GRID_LIMIT) -> MaskReport:
-    """Build ``spec`` for ``ids``, compute its reach and verdicts, and measure both on the model."""
+                progress: Callable[[int, int], None] | None = None, grid_limit: int | None = None) -> MaskReport:
+    """Build ``spec`` for ``ids``, compute its reach and verdicts, and measure both on the model.
+
+    ``grid_limit``: at most this many positions are edited to measure the influence grid
+    (default: every position up to :data:`FULL_GRID_LIMIT` tokens, then as many as keep the
+    measurement near :data:`GRID_TOKEN_BUDGET` tokens).  ``cancel`` / ``progress(done, total)``:
+    as in :func:`measure_edits` (the grid is the long part; the K/V measurement is one forward)."""
     ids = [int(t) for t in ids]
     cfg = lens.config
     if not ids:
@@ -347,8 +358,10 @@ def mask_report(lens: GPT2Lens, ids: Sequence[int], spec: MaskSpec, *, cancel: C
         raise ValueError(f"{len(ids) + 1} positions (the text and an appended token) exceed the context of {cfg.n_positions}")
     allowed = allowed_matrix(spec, ids)
     grid = reach(allowed, cfg.n_layer)
+    if grid_limit is None:
+        grid_limit = max(FULL_GRID_LIMIT if len(ids) <= FULL_GRID_LIMIT else GRID_TOKEN_BUDGET // len(ids), 4)
     columns = probe_columns(grid, grid_limit)
-    influence = measure_influence(lens, ids, allowed, columns, cancel=cancel)
+    influence = measure_influence(lens, ids, allowed, columns, cancel=cancel, progress=progress)
     col = torch.tensor(columns, dtype=torch.long)
     later = col[None, :] > torch.arange(len(ids))[:, None]  # the edited token lies after the position
     # the K/V measurement: the model's two likeliest next tokens (as in analysis.kv_stability)
