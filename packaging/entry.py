@@ -28,6 +28,7 @@ APP_DIR_NAME = "attention-lab"
 
 # Always set when frozen; a value already in the environment is kept.
 APP_OFFLINE_VAR = "ATTENTION_LAB_APP_OFFLINE"  # read by attention_lab.core.hub_download
+HUB_FETCH = "hub-fetch"  # attention_lab.app's internal download command
 OFFLINE_DEFAULTS = {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
@@ -104,7 +105,10 @@ def is_frozen() -> bool:
 
 
 def main() -> NoReturn:
-    if is_frozen() or os.environ.get("ATTENTION_LAB_FORCE_OFFLINE") == "1":
+    # the download process the app starts (attention_lab.core.hub_download) inherits the app's
+    # settings, less the offline switches the app lifted for it: it must not set them again
+    downloading = sys.argv[1:2] == [HUB_FETCH]
+    if (is_frozen() or os.environ.get("ATTENTION_LAB_FORCE_OFFLINE") == "1") and not downloading:
         configure_offline()
     if is_frozen():
         import multiprocessing

@@ -200,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if _wants_gui(argv):
         return _run_gui(argv)
     if argv[0] == HUB_FETCH and len(argv) == 3:
-        from .core import hub_fetch  # huggingface_hub only: no Qt, and torch only once the hub answered
+        from .core import hub_fetch  # huggingface_hub only: no Qt, no torch
 
         return hub_fetch.main(argv[1:])
     try:

@@ -313,6 +313,11 @@ def test_the_installed_apps_own_offline_switches_do_not_stop_an_asked_download(h
     assert env["HF_HUB_OFFLINE"] == "1" and env["TRANSFORMERS_OFFLINE"] == "1"
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", hub_download.APP_OFFLINE_VAR):
         monkeypatch.setenv(name, env[name])
+    # the download process started the way the installed app starts it: through its launcher,
+    # which switches huggingface_hub offline for every other command
+    monkeypatch.setenv("ATTENTION_LAB_FORCE_OFFLINE", "1")
+    monkeypatch.setattr(hub_download, "child_command", lambda repo_id, cache: [
+        sys.executable, str(ROOT / "packaging" / "entry.py"), hub_download.CHILD_COMMAND, repo_id, str(cache)])
     serve({"gpt2": Repo(gpt2_files)})
     assert hub_download.download_model("gpt2").parent.parent.name == "models--gpt2"
     assert os.environ["HF_HUB_OFFLINE"] == "1"  # the app itself stays offline

@@ -29,15 +29,14 @@ from pathlib import Path
 from typing import Iterable
 
 from . import paths
+# the same lists decide what a download fetches (hub_fetch imports neither torch nor this module)
+from .hub_fetch import INDEX as INDEX_NAME, OTHER_WEIGHT_SUFFIXES, PICKLE_SUFFIXES
 from .jobs import Cancelled
 from .lens import GPT2Config, GPT2Lens, weights_from_state_dict
 from .tokens import Tokenizer, TokenizerError
 
 SUPPORTED_ARCHITECTURES = ("GPT2LMHeadModel", "GPT2Model", "GPT2DoubleHeadsModel")
 SUPPORTED_TEXT = "GPT-2-family checkpoints (model_type \"gpt2\": gpt2, distilgpt2, gpt2-medium, gpt2-large, gpt2-xl…)"
-PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
-OTHER_WEIGHT_SUFFIXES = (".h5", ".msgpack", ".onnx", ".gguf")
-INDEX_NAME = "model.safetensors.index.json"
 DOWNLOAD_MARKER = ".attention-lab-download.json"
 MAX_JSON_BYTES = 8 * 1024 * 1024  # config/index files are a few KB; refuse absurd ones unread
 MAX_CARD_BYTES = 256 * 1024
