@@ -206,3 +206,15 @@ def test_quitting_and_starting_again_brings_the_session_back(driver):
     assert driver.restarts == 1
     assert window.session.model.spec == driver.models["other"]
     assert window.panels["panel.token_editor"].text().startswith("O Brasil")
+
+
+def test_an_emptied_text_keeps_its_notice(driver):
+    """Found by the soak: after the text was cleared, anything that redrew the last analysis
+    (the mask switch, a language change, opening the tour) took "type some text" away."""
+    replay(driver, [
+        ("clear_text", {}),
+        ("set_causal", {"causal": False}),
+        ("set_language", {"code": "pt_BR"}),
+        ("tour_open", {}),
+    ])
+    assert not driver.window.panels["panel.token_editor"].message.isHidden()

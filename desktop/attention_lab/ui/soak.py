@@ -34,6 +34,7 @@ from typing import Sequence
 
 DRIFT_WINDOW = 5  # samples averaged (median) at each end of the drift
 MAX_PROBLEMS_KEPT = 20
+SLOWEST_KEPT = 15
 
 
 def resident_mb() -> float:
@@ -162,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     problems: list[str] = []
     faults = problem_steps = 0
     done = Counter()
+    slowest: list[tuple] = []  # (longest stall in ms, action, arguments): the worst actions
     names = sorted(ACTIONS)
     started = time.monotonic()
     end = started + args.minutes * 60
@@ -172,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             action = rng.choice(names)
             arguments = {name: rng.choice(choices) for name, choices in ACTIONS[action].items()}
             driver.dismiss_error()  # a learner closes the dialog before going on
+            gap_before, beat.max_gap = beat.max_gap, 0.0  # this action's own longest stall
+            beat.last = time.perf_counter()
             try:
                 getattr(driver, action)(**arguments)
                 driver.settle()
@@ -185,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if len(problems) < MAX_PROBLEMS_KEPT:
                     problems.append(f"step {sum(done.values()) + 1} {action}{arguments}: " + " | ".join(found))
             done[action] += 1
+            slowest.append((round(beat.max_gap * 1000, 1), action, arguments))
+            slowest = sorted(slowest, key=lambda item: -item[0])[:SLOWEST_KEPT]
+            beat.max_gap = max(beat.max_gap, gap_before)
             if len(driver.intent.log) > 200:
                 del driver.intent.log[:100]
             now = time.monotonic()
@@ -204,7 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         minutes=args.minutes, seed=args.seed, model=args.model, steps=sum(done.values()),
         exceptions_and_qt_warnings=faults, steps_with_problems=problem_steps, workers_stopped=stopped,
     )
-    report = {"summary": summary, "actions": dict(sorted(done.items())), "problems": problems, "samples": samples}
+    report = {"summary": summary, "actions": dict(sorted(done.items())), "problems": problems,
+              "slowest_actions": [{"stall_ms": ms, "action": a, "arguments": args_} for ms, a, args_ in slowest],
+              "samples": samples}
     (out / "soak.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if samples:
         plot(samples, out / "soak.png", f"soak: {summary['steps']} learner actions in {args.minutes:g} min ({args.model})")
