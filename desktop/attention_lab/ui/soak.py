@@ -96,7 +96,7 @@ def plot(samples: list[dict], path: Path, title: str) -> None:
     view.setBackground("w")
     view.resize(900, 600)
     t = np.array([s["t_s"] / 60 for s in samples], dtype=float)
-    rows = (("rss_mb", "resident memory (MB)", (31, 95, 168)), ("max_stall_ms", "longest GUI stall per sample (ms)", (200, 60, 30)))
+    rows = (("rss_mb", "resident memory (MB)", (31, 95, 168)), ("max_stall_ms", "longest GUI stall (ms, log)", (200, 60, 30)))
     for row, (key, label, colour) in enumerate(rows):
         item = view.addPlot(row=row, col=0)
         item.plot(t, np.array([s[key] for s in samples], dtype=float), pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=4,
@@ -106,9 +106,10 @@ def plot(samples: list[dict], path: Path, title: str) -> None:
         item.showGrid(x=True, y=True, alpha=0.3)
         if row == 0:
             item.setTitle(title)
-        if key == "max_stall_ms":
-            item.addLine(y=100, pen=pg.mkPen((120, 120, 120), style=pg.QtCore.Qt.PenStyle.DashLine))
-            item.setYRange(0, max(120.0, max(s[key] for s in samples) * 1.1), padding=0)
+        item.getAxis("left").setWidth(64)
+        if key == "max_stall_ms":  # log scale: 5 ms beats and multi-second stalls on one plot
+            item.setLogMode(y=True)
+            item.addLine(y=2.0, pen=pg.mkPen((120, 120, 120), style=pg.QtCore.Qt.PenStyle.DashLine))  # 100 ms
     view.show()
     pg.QtWidgets.QApplication.processEvents()
     exporter = ImageExporter(view.scene())
