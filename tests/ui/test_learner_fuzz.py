@@ -10,9 +10,12 @@ hypothesis prints; ``derandomize=True`` makes the same sequences run every time,
 failure replays.
 
 One window serves every sequence (a window per sequence would cost more than the
-sequences): each starts from :meth:`LearnerDriver.reset`.  The default run is sized for
-CI (``FUZZ_SEQUENCES`` × ``FUZZ_STEPS``); ``ATTENTION_LAB_FUZZ_SEQUENCES`` /
-``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one.  The regression tests at the end replay
+sequences): each starts from :meth:`LearnerDriver.reset`.  A step costs what the window
+costs: the worker's analysis and the panels' redraw and repaint (0.2-0.6 s per step on
+the shared 2-core build machine, measured), so the default run is sized to about three
+minutes there: ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (12 × 30).
+``ATTENTION_LAB_FUZZ_SEQUENCES`` / ``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one
+(e.g. 200 × 30 overnight).  The regression tests at the end replay
 the shrunk sequences of the bugs the fuzzer found.
 """
 
@@ -29,7 +32,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from attention_lab.ui.learner_checks import FaultTrap, window_problems
 from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver
 
-FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "200"))
+FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "12"))
 FUZZ_STEPS = int(os.environ.get("ATTENTION_LAB_FUZZ_STEPS", "30"))
 
 
@@ -43,13 +46,40 @@ def fuzz_models(tmp_path_factory, tiny_checkpoint):
     return {"start": str(tiny_checkpoint), "demo": "demo", "other": str(other), "broken": str(broken)}
 
 
+@pytest.fixture(scope="module")
+def shared_window(qapp, fuzz_models, tmp_path_factory):
+    """One window for the replayed sequences (each starts with ``driver.reset()``): a
+    window's start-up is most of a short test's time."""
+    from PySide6.QtCore import QSettings
+
+    from attention_lab.ui.main_window import MainWindow
+    from qt_windows import close_windows
+
+    settings_file = str(tmp_path_factory.mktemp("fuzz-settings") / "settings.ini")
+    window = MainWindow(settings=QSettings(settings_file, QSettings.Format.IniFormat), model_spec=fuzz_models["start"], debounce_ms=5)
+    window.resize(1400, 900)
+    window.show()
+    yield window
+    close_windows([window])
+
+
 @pytest.fixture
-def driver(make_window, fuzz_models, tmp_path, qtbot):
-    window = make_window(debounce_ms=5)
-    qtbot.waitUntil(lambda: window.last_state is not None, timeout=60000)
-    # a restart: the same settings file, the model it saved (make_window tears them all down)
-    return LearnerDriver(window, fuzz_models, tmp_path / "exports",
-                         open_window=lambda: make_window(model_spec=None, debounce_ms=5))
+def driver(shared_window, fuzz_models, tmp_path):
+    """A learner on the file's shared window (no restarts: a new window's threads would
+    outlive the test)."""
+    learner = LearnerDriver(shared_window, fuzz_models, tmp_path / "exports")
+    learner.settle()
+    return learner
+
+
+@pytest.fixture
+def restarting_driver(make_window, fuzz_models, tmp_path):
+    """A learner on a window of the test's own, who may quit and start again (the new
+    windows, on the same settings file, are torn down with the test)."""
+    learner = LearnerDriver(make_window(debounce_ms=5), fuzz_models, tmp_path / "exports",
+                            open_window=lambda: make_window(model_spec=None, debounce_ms=5))
+    learner.settle()
+    return learner
 
 
 def _rule_for(action: str, choices: dict[str, tuple]):
@@ -119,8 +149,8 @@ def run_machine(driver, sequences: int, steps: int, tally=None) -> dict:
     return counts
 
 
-def test_random_learner_click_paths_keep_the_window_consistent(driver, tally):
-    counts = run_machine(driver, FUZZ_SEQUENCES, FUZZ_STEPS, tally)
+def test_random_learner_click_paths_keep_the_window_consistent(restarting_driver, tally):
+    counts = run_machine(restarting_driver, FUZZ_SEQUENCES, FUZZ_STEPS, tally)
     assert counts["sequences"] >= FUZZ_SEQUENCES
 
 
@@ -195,7 +225,8 @@ def test_a_one_token_text_is_analysed(driver):
     assert driver.window.last_state.n_tokens == 1
 
 
-def test_quitting_and_starting_again_brings_the_session_back(driver):
+def test_quitting_and_starting_again_brings_the_session_back(restarting_driver):
+    driver = restarting_driver
     replay(driver, [
         ("load_model", {"name": "other"}),
         ("paste_text", {"name": "pt"}),
@@ -206,3 +237,15 @@ def test_quitting_and_starting_again_brings_the_session_back(driver):
     assert driver.restarts == 1
     assert window.session.model.spec == driver.models["other"]
     assert window.panels["panel.token_editor"].text().startswith("O Brasil")
+
+
+def test_an_emptied_text_keeps_its_notice(driver):
+    """Found by the soak: after the text was cleared, anything that redrew the last analysis
+    (the mask switch, a language change, opening the tour) took "type some text" away."""
+    replay(driver, [
+        ("clear_text", {}),
+        ("set_causal", {"causal": False}),
+        ("set_language", {"code": "pt_BR"}),
+        ("tour_open", {}),
+    ])
+    assert not driver.window.panels["panel.token_editor"].message.isHidden()

@@ -286,8 +286,8 @@ class MainWindow(QMainWindow):
             return
         self.state_shown.emit(state)
         token_panel = self.built_panel(PanelId.TOKEN_EDITOR)
-        if token_panel is not None and not state.truncated:
-            token_panel.show_notice("")
+        if token_panel is not None and not state.truncated and state.text == self.session.text:
+            token_panel.show_notice("")  # (an older text's analysis, redrawn, keeps "type some text")
         self._update_status()
 
     def _on_notice(self, message: str) -> None:

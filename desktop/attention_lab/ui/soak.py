@@ -34,6 +34,7 @@ from typing import Sequence
 
 DRIFT_WINDOW = 5  # samples averaged (median) at each end of the drift
 MAX_PROBLEMS_KEPT = 20
+SLOWEST_KEPT = 15
 
 
 def resident_mb() -> float:
@@ -95,7 +96,7 @@ def plot(samples: list[dict], path: Path, title: str) -> None:
     view.setBackground("w")
     view.resize(900, 600)
     t = np.array([s["t_s"] / 60 for s in samples], dtype=float)
-    rows = (("rss_mb", "resident memory (MB)", (31, 95, 168)), ("max_stall_ms", "longest GUI stall per sample (ms)", (200, 60, 30)))
+    rows = (("rss_mb", "resident memory (MB)", (31, 95, 168)), ("max_stall_ms", "longest GUI stall (ms, log)", (200, 60, 30)))
     for row, (key, label, colour) in enumerate(rows):
         item = view.addPlot(row=row, col=0)
         item.plot(t, np.array([s[key] for s in samples], dtype=float), pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=4,
@@ -105,9 +106,10 @@ def plot(samples: list[dict], path: Path, title: str) -> None:
         item.showGrid(x=True, y=True, alpha=0.3)
         if row == 0:
             item.setTitle(title)
-        if key == "max_stall_ms":
-            item.addLine(y=100, pen=pg.mkPen((120, 120, 120), style=pg.QtCore.Qt.PenStyle.DashLine))
-            item.setYRange(0, max(120.0, max(s[key] for s in samples) * 1.1), padding=0)
+        item.getAxis("left").setWidth(64)
+        if key == "max_stall_ms":  # log scale: 5 ms beats and multi-second stalls on one plot
+            item.setLogMode(y=True)
+            item.addLine(y=2.0, pen=pg.mkPen((120, 120, 120), style=pg.QtCore.Qt.PenStyle.DashLine))  # 100 ms
     view.show()
     pg.QtWidgets.QApplication.processEvents()
     exporter = ImageExporter(view.scene())
@@ -162,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     problems: list[str] = []
     faults = problem_steps = 0
     done = Counter()
+    slowest: list[tuple] = []  # (longest stall in ms, action, arguments): the worst actions
     names = sorted(ACTIONS)
     started = time.monotonic()
     end = started + args.minutes * 60
@@ -172,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             action = rng.choice(names)
             arguments = {name: rng.choice(choices) for name, choices in ACTIONS[action].items()}
             driver.dismiss_error()  # a learner closes the dialog before going on
+            gap_before, beat.max_gap = beat.max_gap, 0.0  # this action's own longest stall
+            beat.last = time.perf_counter()
             try:
                 getattr(driver, action)(**arguments)
                 driver.settle()
@@ -185,6 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if len(problems) < MAX_PROBLEMS_KEPT:
                     problems.append(f"step {sum(done.values()) + 1} {action}{arguments}: " + " | ".join(found))
             done[action] += 1
+            slowest.append((round(beat.max_gap * 1000, 1), action, arguments))
+            slowest = sorted(slowest, key=lambda item: -item[0])[:SLOWEST_KEPT]
+            beat.max_gap = max(beat.max_gap, gap_before)
             if len(driver.intent.log) > 200:
                 del driver.intent.log[:100]
             now = time.monotonic()
@@ -204,7 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         minutes=args.minutes, seed=args.seed, model=args.model, steps=sum(done.values()),
         exceptions_and_qt_warnings=faults, steps_with_problems=problem_steps, workers_stopped=stopped,
     )
-    report = {"summary": summary, "actions": dict(sorted(done.items())), "problems": problems, "samples": samples}
+    report = {"summary": summary, "actions": dict(sorted(done.items())), "problems": problems,
+              "slowest_actions": [{"stall_ms": ms, "action": a, "arguments": args_} for ms, a, args_ in slowest],
+              "samples": samples}
     (out / "soak.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if samples:
         plot(samples, out / "soak.png", f"soak: {summary['steps']} learner actions in {args.minutes:g} min ({args.model})")

@@ -431,7 +431,7 @@ class TokenEditorPanel(Panel):
             self.show_notice(
                 tr("token_editor.too_long", total=state.original_length, model=state.model.name, context=n, cut=cut)
             )
-        else:
+        elif state.text == self.editor.toPlainText():  # a notice about another text in the field stays
             self.show_notice("")
         self.chips.set_tokens(state.tokens, state.ids, cut, state.position)
         self._mark_cut()
