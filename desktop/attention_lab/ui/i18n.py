@@ -1,7 +1,8 @@
 """English and Brazilian Portuguese strings for everything the app shows.
 
-Each module registers its own table (``register({"key": {"en": ..., "pt_BR": ...}})``) next
-to the widgets that use it, so a panel's strings live with the panel.  ``tr(key, **fmt)``
+Each view's table (``register({"key": {"en": ..., "pt_BR": ...}})``) lives in its own module
+of :mod:`attention_lab.ui.strings`, imported by the view: the texts in one place, apart from
+the views' logic.  ``tr(key, **fmt)``
 looks a key up in the current language; :data:`translator` emits ``language_changed`` and
 every panel re-labels itself in ``retranslate()``.  A plain dict beats Qt Linguist here: no
 lrelease step in the build, and a test can check that every key has both languages.

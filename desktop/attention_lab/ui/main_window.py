@@ -8,7 +8,7 @@ only client), the panels show, and each of the window's other jobs has its own m
 - :mod:`~attention_lab.ui.redraw`: one panel per event-loop turn, panels out of sight later;
 - :mod:`~attention_lab.ui.menus`, :mod:`~attention_lab.ui.status_line`: menus and status bar;
 - :mod:`~attention_lab.ui.window_settings`: the settings file, read defensively;
-- :mod:`~attention_lab.ui.export`: File › Export; :mod:`~attention_lab.ui.window_strings`: texts.
+- :mod:`~attention_lab.ui.export`: File › Export; :mod:`~attention_lab.ui.strings`: texts.
 
 Panels are built when their dock is first shown (see ``docks.FIRST_VIEW_PANELS``):
 :meth:`MainWindow.panel` builds one, :meth:`MainWindow.built_panel` never does.
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.ui import dialogs
 from attention_lab.ui import export as exporting
-from attention_lab.ui import window_settings, window_strings  # noqa: F401 -- the window's texts
+from attention_lab.ui import window_settings
 from attention_lab.ui.docks import EXPECTED_PANELS, FIRST_VIEW_PANELS, PANEL_MODULES, Docks  # noqa: F401
 from attention_lab.ui.errors import show_error
 from attention_lab.ui.i18n import LANGUAGES, system_language, tr, translator
@@ -43,6 +43,7 @@ from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.redraw import RedrawScheduler
 from attention_lab.ui.session import Session
 from attention_lab.ui.status_line import StatusLine
+from attention_lab.ui.strings import window as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.window_settings import SETTINGS_VERSION, SettingsReader, default_settings, fit_to_screen
 from attention_lab.ui.wiring import connect_panel
 from attention_lab.ui.worker import InferenceWorker

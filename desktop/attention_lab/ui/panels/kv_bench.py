@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.core.jobs import KV_BENCH, KV_STABILITY, text_key
-from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.i18n import tr
+from attention_lab.ui.strings import kv_bench as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import (
@@ -56,142 +57,6 @@ CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells pe
 
 WITH_COLOUR = (44, 160, 44)
 WITHOUT_COLOUR = (214, 39, 40)
-
-register(
-    {
-        "kvbench.title": {"en": "KV cache", "pt_BR": "Cache KV"},
-        "kvbench.tab.bench": {"en": "Benchmark", "pt_BR": "Benchmark"},
-        "kvbench.tab.stability": {"en": "Why the cache works", "pt_BR": "Por que o cache funciona"},
-        "kvbench.explain": {
-            "en": "<b>Step 5: the KV cache.</b> Since a token never influences the ones before it, the K and V "
-            "vectors of earlier positions never change when a token is appended. So generation stores them and "
-            "computes only the new token: O(n) per token instead of O(n²). Press Run to generate {new} tokens "
-            "after your {n}-token text, with and without the cache, and compare.",
-            "pt_BR": "<b>Passo 5: o cache KV.</b> Como um token nunca influencia os anteriores, os vetores K e V "
-            "das posições anteriores nunca mudam quando um token é acrescentado. Então a geração os guarda e "
-            "calcula só o token novo: O(n) por token em vez de O(n²). Aperte Rodar para gerar {new} tokens depois "
-            "do seu texto de {n} tokens, com e sem o cache, e compare.",
-        },
-        "kvbench.empty": {
-            "en": "<b>Step 5: the KV cache.</b> Analyse a text first: it becomes the prompt.",
-            "pt_BR": "<b>Passo 5: o cache KV.</b> Analise um texto primeiro: ele vira o prompt.",
-        },
-        "kvbench.new_tokens": {"en": "New tokens", "pt_BR": "Tokens novos"},
-        "kvbench.repetitions": {"en": "Repetitions", "pt_BR": "Repetições"},
-        "kvbench.repetitions.tip": {
-            "en": "Each mode runs this many times; times are medians.",
-            "pt_BR": "Cada modo roda esse número de vezes; os tempos são medianas.",
-        },
-        "kvbench.run": {"en": "Run", "pt_BR": "Rodar"},
-        "kvbench.cancel": {"en": "Cancel", "pt_BR": "Cancelar"},
-        "kvbench.with": {"en": "with cache", "pt_BR": "com cache"},
-        "kvbench.without": {"en": "without cache", "pt_BR": "sem cache"},
-        "kvbench.plot.x": {"en": "position of the new token", "pt_BR": "posição do token novo"},
-        "kvbench.plot.y": {"en": "time per token (ms)", "pt_BR": "tempo por token (ms)"},
-        "kvbench.plot.title": {"en": "Time per generated token", "pt_BR": "Tempo por token gerado"},
-        "kvbench.progress": {
-            "en": "{mode}: token {i} of {total} (repetition {rep} of {reps})",
-            "pt_BR": "{mode}: token {i} de {total} (repetição {rep} de {reps})",
-        },
-        "kvbench.idle": {"en": "Press Run to measure.", "pt_BR": "Aperte Rodar para medir."},
-        "kvbench.cancelled": {"en": "Cancelled: no result for an incomplete run.", "pt_BR": "Cancelado: sem resultado para uma execução incompleta."},
-        "kvbench.failed": {"en": "The benchmark failed: {message}", "pt_BR": "O benchmark falhou: {message}"},
-        "kvbench.no_room": {
-            "en": "The text fills the model's context ({ctx} positions): shorten it to leave room for new tokens.",
-            "pt_BR": "O texto ocupa todo o contexto do modelo ({ctx} posições): encurte-o para sobrar espaço para tokens novos.",
-        },
-        "kvbench.no_worker": {"en": "No worker: nothing can run.", "pt_BR": "Sem worker: nada pode rodar."},
-        "kvbench.results": {"en": "Results", "pt_BR": "Resultados"},
-        "kvbench.total": {"en": "Total time", "pt_BR": "Tempo total"},
-        "kvbench.rate": {"en": "Tokens per second", "pt_BR": "Tokens por segundo"},
-        "kvbench.speedup": {"en": "Speedup", "pt_BR": "Aceleração"},
-        "kvbench.identical": {"en": "Identical output", "pt_BR": "Saída idêntica"},
-        "kvbench.cache_size": {"en": "Cache size", "pt_BR": "Tamanho do cache"},
-        "kvbench.total.value": {
-            "en": "{with_s} s with, {without_s} s without",
-            "pt_BR": "{with_s} s com, {without_s} s sem",
-        },
-        "kvbench.rate.value": {"en": "{with_r} with, {without_r} without", "pt_BR": "{with_r} com, {without_r} sem"},
-        "kvbench.speedup.value": {"en": "{x}× faster with the cache", "pt_BR": "{x}× mais rápido com o cache"},
-        "kvbench.yes": {"en": "yes: the same {k} tokens both ways", "pt_BR": "sim: os mesmos {k} tokens nos dois modos"},
-        "kvbench.no": {"en": "no: the outputs differ", "pt_BR": "não: as saídas diferem"},
-        "kvbench.cache.formula": {
-            "en": "2 (K and V) × {layers} layers × {heads} heads × {dk} (d_k) × {positions} positions × {bpv} bytes = {size}",
-            "pt_BR": "2 (K e V) × {layers} camadas × {heads} cabeças × {dk} (d_k) × {positions} posições × {bpv} bytes = {size}",
-        },
-        "kvbench.status": {
-            "en": "KV cache: {x}× faster; identical output: {identical}",
-            "pt_BR": "Cache KV: {x}× mais rápido; saída idêntica: {identical}",
-        },
-        "kvbench.generated": {"en": "Generated text (greedy)", "pt_BR": "Texto gerado (guloso)"},
-        "kvbench.ran_on": {
-            "en": "{model}, prompt of {n} tokens, {reps} repetition(s).",
-            "pt_BR": "{model}, prompt de {n} tokens, {reps} repetição(ões).",
-        },
-        "kvbench.first_note": {
-            "en": "The first token with the cache also processes the whole prompt.",
-            "pt_BR": "O primeiro token com o cache também processa o prompt inteiro.",
-        },
-        # ---- K/V stability
-        "kvstab.explain": {
-            "en": "<b>Why the cache works, and why RoBERTa can't use it.</b> Append one token to your text, "
-            "recompute everything, and measure how much the keys and values of the <i>earlier</i> positions "
-            "changed (‖k′ − k‖ / ‖k‖ per layer and position, all heads). Under the causal mask: exactly 0, so "
-            "they can be stored. Without the mask, the new token reaches every position from layer 1 on. "
-            "Layer 0 is equal in both modes: its K and V are computed from the embeddings alone (token + "
-            "position), before any attention has mixed positions.",
-            "pt_BR": "<b>Por que o cache funciona, e por que o RoBERTa não pode usá-lo.</b> Acrescente um token ao "
-            "seu texto, recalcule tudo e meça quanto as chaves e os valores das posições <i>anteriores</i> mudaram "
-            "(‖k′ − k‖ / ‖k‖ por camada e posição, todas as cabeças). Com a máscara causal: exatamente 0, então "
-            "podem ser guardados. Sem a máscara, o token novo alcança todas as posições a partir da camada 1. "
-            "A camada 0 é igual nos dois modos: o K e o V dela vêm só dos embeddings (token + posição), antes que "
-            "qualquer atenção misture posições.",
-        },
-        "kvstab.show": {"en": "Show", "pt_BR": "Mostrar"},
-        "kvstab.keys": {"en": "keys (K)", "pt_BR": "chaves (K)"},
-        "kvstab.values": {"en": "values (V)", "pt_BR": "valores (V)"},
-        "kvstab.causal": {"en": "causal (GPT-2): {what}", "pt_BR": "causal (GPT-2): {what}"},
-        "kvstab.bidirectional": {"en": "bidirectional (no mask): {what}", "pt_BR": "bidirecional (sem máscara): {what}"},
-        "kvstab.layer": {"en": "layer", "pt_BR": "camada"},
-        "kvstab.position": {"en": "earlier position", "pt_BR": "posição anterior"},
-        "kvstab.appended": {
-            "en": "Appended “{appended}” (the model's next token) at position {n}, compared with “{reference}” "
-            "(its second choice), both fully recomputed.",
-            "pt_BR": "Acrescentado “{appended}” (o próximo token do modelo) na posição {n}, comparado com "
-            "“{reference}” (a segunda opção), ambos recalculados do zero.",
-        },
-        "kvstab.causal_zero": {
-            "en": "<b>Causal:</b> all {cells} K and V changes ({layers} layers × {n} positions) are exactly 0: "
-            "the cache stays valid.",
-            "pt_BR": "<b>Causal:</b> todas as {cells} mudanças de K e V ({layers} camadas × {n} posições) são "
-            "exatamente 0: o cache continua válido.",
-        },
-        "kvstab.causal_nonzero": {
-            "en": "<b>Causal:</b> K and V changed by up to {max}: the cache would be stale!",
-            "pt_BR": "<b>Causal:</b> K e V mudaram até {max}: o cache ficaria obsoleto!",
-        },
-        "kvstab.bidir": {
-            "en": "<b>Bidirectional:</b> K and V of layer 0 changed by {layer0}; of layers 1–{last} by up to {max}: "
-            "every representation would have to be recomputed.",
-            "pt_BR": "<b>Bidirecional:</b> K e V da camada 0 mudaram {layer0}; das camadas 1–{last}, até {max}: toda "
-            "representação teria de ser recalculada.",
-        },
-        "kvstab.bidir_one_layer": {
-            "en": "<b>Bidirectional:</b> layer 0 changed by {layer0} (this model has a single layer: the leak shows "
-            "from layer 1 on).",
-            "pt_BR": "<b>Bidirecional:</b> a camada 0 mudou {layer0} (este modelo tem uma única camada: o vazamento "
-            "aparece a partir da camada 1).",
-        },
-        "kvstab.computing": {"en": "Appending a token and recomputing…", "pt_BR": "Acrescentando um token e recalculando…"},
-        "kvstab.failed": {"en": "K/V stability could not be measured: {message}", "pt_BR": "Não foi possível medir a estabilidade de K/V: {message}"},
-        "kvstab.no_room": {
-            "en": "The text fills the model's context: no room to append a token.",
-            "pt_BR": "O texto ocupa todo o contexto do modelo: não há espaço para acrescentar um token.",
-        },
-        "kvstab.zero": {"en": "0 (exact)", "pt_BR": "0 (exato)"},
-        "kvstab.all_zero": {"en": "every cell: exactly 0", "pt_BR": "todas as células: exatamente 0"},
-    }
-)
 
 
 # ---------------------------------------------------------------------------- the panel

@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.jobs import MASK_MODES, MaskModes, ModeDetail, edit_key
 from attention_lab.core.lens import MaskMode, future_mask
-from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.i18n import tr
+from attention_lab.ui.strings import mask as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import (
@@ -54,108 +55,6 @@ from attention_lab.ui.panels.plot_setters import set_title, set_view_range, show
 ASCII_LIMIT = 48  # the print gets unreadable beyond this many tokens; the grid shows them all
 CELL_TEXT_LIMIT = 16  # "0" / "−∞" written in the grid's cells up to this many tokens
 
-register(
-    {
-        "mask.title": {"en": "Mask", "pt_BR": "Máscara"},
-        "mask.explain": {
-            "en": "<b>Step 1: the causal mask.</b> Before the softmax, every score of a future position gets −∞ "
-            "added. Rows are queries (the token that looks), columns are keys (the token looked at): the "
-            "triangle above the diagonal is the future, which does not exist. Each row then sums to 1 over the "
-            "past only.",
-            "pt_BR": "<b>Passo 1: a máscara causal.</b> Antes do softmax, toda pontuação de uma posição futura "
-            "recebe −∞. As linhas são consultas (o token que olha), as colunas são chaves (o token olhado): o "
-            "triângulo acima da diagonal é o futuro, que não existe. Cada linha então soma 1 só sobre o passado.",
-        },
-        "mask.grid": {"en": "The mask added to the scores", "pt_BR": "A máscara somada às pontuações"},
-        "mask.query": {"en": "query (destination) →", "pt_BR": "consulta (destino) →"},
-        "mask.key": {"en": "key (source) →", "pt_BR": "chave (origem) →"},
-        "mask.ascii": {"en": "The lab's print", "pt_BR": "A impressão do lab"},
-        "mask.ascii.what": {"en": "Print", "pt_BR": "Imprimir"},
-        "mask.ascii.mask": {"en": "the mask (1 = may look, . = forbidden)", "pt_BR": "a máscara (1 = pode olhar, . = proibido)"},
-        "mask.ascii.head": {"en": "weights of head {head}, layer {layer}", "pt_BR": "pesos da cabeça {head}, camada {layer}"},
-        "mask.ascii.cut": {
-            "en": "(first {shown} of {n} tokens)",
-            "pt_BR": "(primeiros {shown} de {n} tokens)",
-        },
-        "mask.why": {"en": "Why −∞ and not zero?", "pt_BR": "Por que −∞ e não zero?"},
-        "mask.why.explain": {
-            "en": "Zeroing the score doesn't help: a score of 0 still becomes e⁰ = 1 in the softmax, a perfectly "
-            "respectable weight, so the future leaks. Zeroing the weight after the softmax hides the future but "
-            "breaks the sum-to-1. −∞ gives e<sup>−∞</sup> = 0 <i>before</i> the normalisation; implementations use "
-            "a very negative number (−1e9, finfo.min) to avoid NaN. Measured on your text, layer {layer}; the "
-            "leak is the change of earlier positions when #{pos} “{old}” becomes “{new}”.",
-            "pt_BR": "Zerar a pontuação não ajuda: uma pontuação 0 ainda vira e⁰ = 1 no softmax, um peso "
-            "perfeitamente respeitável, e o futuro vaza. Zerar o peso depois do softmax esconde o futuro mas quebra "
-            "a soma 1. O −∞ dá e<sup>−∞</sup> = 0 <i>antes</i> da normalização; as implementações usam um número "
-            "muito negativo (−1e9, finfo.min) para evitar NaN. Medido no seu texto, camada {layer}; o vazamento é "
-            "a mudança das posições anteriores quando #{pos} “{old}” vira “{new}”.",
-        },
-        "mask.mode": {"en": "Mask mode", "pt_BR": "Modo da máscara"},
-        "mask.mode.-inf": {"en": "−∞ (the textbook choice)", "pt_BR": "−∞ (a escolha do livro)"},
-        "mask.mode.finfo.min": {"en": "finfo.min (what transformers uses)", "pt_BR": "finfo.min (o que o transformers usa)"},
-        "mask.mode.-1e9": {"en": "−1e9 (a very negative number)", "pt_BR": "−1e9 (um número muito negativo)"},
-        "mask.mode.zero-score": {"en": "zero the score", "pt_BR": "zerar a pontuação"},
-        "mask.mode.zero-after-softmax": {"en": "zero the weight after softmax", "pt_BR": "zerar o peso depois do softmax"},
-        "mask.cell.-inf": {"en": "−∞", "pt_BR": "−∞"},
-        "mask.cell.finfo.min": {"en": "min", "pt_BR": "min"},
-        "mask.cell.-1e9": {"en": "−1e9", "pt_BR": "−1e9"},
-        "mask.cell.zero-score": {"en": "=0", "pt_BR": "=0"},
-        "mask.cell.zero-after-softmax": {"en": "×0", "pt_BR": "×0"},
-        "mask.col.mode": {"en": "Mode", "pt_BR": "Modo"},
-        "mask.col.row_sums": {"en": "Row sums (min … max)", "pt_BR": "Somas das linhas (mín … máx)"},
-        "mask.col.future": {"en": "Weight on the future", "pt_BR": "Peso no futuro"},
-        "mask.col.leak": {"en": "Leak into the past", "pt_BR": "Vazamento no passado"},
-        "mask.col.verdict": {"en": "Verdict", "pt_BR": "Veredito"},
-        "mask.verdict.ok": {"en": "works", "pt_BR": "funciona"},
-        "mask.verdict.leaks": {"en": "the future leaks", "pt_BR": "o futuro vaza"},
-        "mask.verdict.sums": {"en": "rows don't sum to 1", "pt_BR": "as linhas não somam 1"},
-        "mask.verdict.both": {"en": "leaks and rows don't sum to 1", "pt_BR": "vaza e as linhas não somam 1"},
-        "mask.rowsums.title": {"en": "Row sums (whiskers: heads' min–max)", "pt_BR": "Somas das linhas (hastes: mín–máx)"},
-        "mask.rowsums.y": {"en": "Σ weights (mean over heads)", "pt_BR": "Σ pesos (média das cabeças)"},
-        "mask.leak.title": {"en": "Change per position after the edit", "pt_BR": "Mudança por posição após a edição"},
-        "mask.leak.x": {"en": "position (red: before the edit)", "pt_BR": "posição (vermelho: antes da edição)"},
-        "mask.selected.denominator": {
-            "en": "<b>{mode}</b>: the future gets weight 0, yet the earlier positions change by up to {leak}: the "
-            "future's scores are still in the softmax's denominator, so the edit reaches the past through the "
-            "normalisation. And rows sum to between {lo} and {hi} instead of 1.",
-            "pt_BR": "<b>{mode}</b>: o futuro recebe peso 0, mas as posições anteriores mudam até {leak}: as "
-            "pontuações do futuro continuam no denominador do softmax, então a edição alcança o passado pela "
-            "normalização. E as linhas somam entre {lo} e {hi} em vez de 1.",
-        },
-        "mask.leak.y": {"en": "‖h′ − h‖ / ‖h‖", "pt_BR": "‖h′ − h‖ / ‖h‖"},
-        "mask.position": {"en": "query position", "pt_BR": "posição da consulta"},
-        "mask.selected.ok": {
-            "en": "<b>{mode}</b>: every row sums to 1 (max error {err}), the future gets {future}, and the {k} "
-            "earlier positions change by exactly 0.",
-            "pt_BR": "<b>{mode}</b>: toda linha soma 1 (erro máx. {err}), o futuro recebe {future}, e as {k} "
-            "posições anteriores mudam exatamente 0.",
-        },
-        "mask.selected.leaks": {
-            "en": "<b>{mode}</b>: the future still gets up to {future} of a row's weight, so the earlier positions "
-            "change by up to {leak}: the model could copy the answer.",
-            "pt_BR": "<b>{mode}</b>: o futuro ainda recebe até {future} do peso de uma linha, então as posições "
-            "anteriores mudam até {leak}: o modelo poderia copiar a resposta.",
-        },
-        "mask.selected.sums": {
-            "en": "<b>{mode}</b>: no leak (the future gets {future}), but rows sum to between {lo} and {hi} "
-            "instead of 1: the attention is no longer a weighted average.",
-            "pt_BR": "<b>{mode}</b>: sem vazamento (o futuro recebe {future}), mas as linhas somam entre {lo} e {hi} "
-            "em vez de 1: a atenção deixa de ser uma média ponderada.",
-        },
-        "mask.selected.first": {
-            "en": "The edited token is the first: nothing comes before it. Pick a later position in the leakage "
-            "panel to measure the leak.",
-            "pt_BR": "O token editado é o primeiro: nada vem antes dele. Escolha uma posição posterior no painel de "
-            "vazamento para medir o vazamento.",
-        },
-        "mask.computing": {"en": "Measuring the five mask modes…", "pt_BR": "Medindo os cinco modos de máscara…"},
-        "mask.failed": {"en": "The mask modes could not be measured: {message}", "pt_BR": "Não foi possível medir os modos de máscara: {message}"},
-        "mask.empty": {
-            "en": "<b>Step 1: the causal mask.</b> Analyse a text to see its mask.",
-            "pt_BR": "<b>Passo 1: a máscara causal.</b> Analise um texto para ver a sua máscara.",
-        },
-    }
-)
 
 MODES = [m.value for m in MaskMode]
 

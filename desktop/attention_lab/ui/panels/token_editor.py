@@ -32,71 +32,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.ui.i18n import register, tr
+from attention_lab.ui.i18n import tr
+from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font
-
-register(
-    {
-        "token_editor.title": {"en": "Tokens", "pt_BR": "Tokens"},
-        "token_editor.explain": {
-            "en": "<b>GPT-2 reads tokens, not words.</b> Each chip: position · id, and the token's text "
-            "(␣ = a leading space, GPT-2's “Ġ”). Click a chip to pick the <b>edited position</b>, then a "
-            "replacement: the Leakage panel measures how much every position changes.",
-            "pt_BR": "<b>O GPT-2 lê tokens, não palavras.</b> Cada ficha: posição · id, e o texto do token "
-            "(␣ = espaço no início, o “Ġ” do GPT-2). Clique numa ficha para escolher a <b>posição editada</b> e "
-            "depois uma substituição: o painel Vazamento mede quanto cada posição muda.",
-        },
-        "token_editor.placeholder": {
-            "en": "Type a sentence… (e.g. The big dog bit the mailman yesterday)",
-            "pt_BR": "Digite uma frase… (ex.: O cachorro grande mordeu o carteiro ontem)",
-        },
-        "token_editor.count": {"en": "{n} tokens", "pt_BR": "{n} tokens"},
-        "token_editor.too_long": {
-            "en": "The text is {total} tokens; {model} reads at most {context}. The last {cut} tokens "
-            "(highlighted in the text) are cut and not analysed.",
-            "pt_BR": "O texto tem {total} tokens; {model} lê no máximo {context}. Os últimos {cut} tokens "
-            "(destacados no texto) são cortados e não entram na análise.",
-        },
-        "token_editor.cut_chip": {"en": "✂ +{cut} cut", "pt_BR": "✂ +{cut} cortados"},
-        "token_editor.empty": {"en": "No tokens yet: type some text.", "pt_BR": "Nenhum token ainda: digite um texto."},
-        "token_editor.replace_label": {
-            "en": "Replace token #{pos} “{token}” by:",
-            "pt_BR": "Trocar o token #{pos} “{token}” por:",
-        },
-        "token_editor.replace_none": {"en": "Click a chip to choose a token.", "pt_BR": "Clique numa ficha para escolher um token."},
-        "token_editor.word_placeholder": {"en": "type a word", "pt_BR": "digite uma palavra"},
-        "token_editor.use_word": {"en": "Use", "pt_BR": "Usar"},
-        "token_editor.current": {
-            "en": "Leakage edit: #{pos} “{token}” → “{replacement}”",
-            "pt_BR": "Edição do vazamento: #{pos} “{token}” → “{replacement}”",
-        },
-        "token_editor.predictions": {
-            "en": "Model's guesses here:",
-            "pt_BR": "Palpites do modelo aqui:",
-        },
-        "token_editor.no_predictions": {
-            "en": "Position 0 has no prediction (nothing comes before it).",
-            "pt_BR": "A posição 0 não tem previsão (nada vem antes dela).",
-        },
-        "token_editor.apply": {"en": "Write into the text", "pt_BR": "Escrever no texto"},
-        "token_editor.bos": {
-            "en": "Start with <|endoftext|> (BOS)",
-            "pt_BR": "Começar com <|endoftext|> (BOS)",
-        },
-        "token_editor.bos_tip": {
-            "en": "GPT-2 was trained on documents separated by <|endoftext|>; putting it first gives the "
-            "“sink” heads their usual target at position 0.",
-            "pt_BR": "O GPT-2 foi treinado com documentos separados por <|endoftext|>; colocá-lo no início dá às "
-            "cabeças “sumidouro” o alvo de costume na posição 0.",
-        },
-        "token_editor.chip_tip": {
-            "en": "position {pos} · id {id} · “{text}”",
-            "pt_BR": "posição {pos} · id {id} · “{text}”",
-        },
-    }
-)
 
 
 LABEL_SEPARATOR = " · "  # a chip's label: "position · id"

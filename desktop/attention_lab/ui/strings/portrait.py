@@ -1,0 +1,78 @@
+"""The texts of the head-portrait panel, English and Brazilian Portuguese (Portuguese terms as in the
+chapter's Portuguese edition).  Imported by ``ui/panels/portrait.py`` for its registrations."""
+
+from attention_lab.ui.i18n import register
+
+register(
+    {
+        "portrait.title": {"en": "Head portrait", "pt_BR": "Retrato das cabeças"},
+        "portrait.explain": {
+            "en": "<b>Step 4: portrait of the {heads} heads of layer {layer}.</b> Nobody assigns roles: they emerge "
+            "from training. For each head, the <i>mean distance</i> it looks back (≈ 1: a positional, "
+            "previous-token head), the <i>entropy</i> of its distribution (low: it focuses; high: it spreads its "
+            "budget) and the <i>sink mass</i> on token 0 (a \"sink\" head parks almost everything there). "
+            "Click a head to open it in the head grid.",
+            "pt_BR": "<b>Passo 4: retrato das {heads} cabeças da camada {layer}.</b> Ninguém atribui papéis: eles "
+            "emergem do treino. Para cada cabeça, a <i>distância média</i> para trás que ela olha (≈ 1: uma cabeça "
+            "posicional, do token anterior), a <i>entropia</i> da sua distribuição (baixa: foca; alta: espalha o "
+            "orçamento) e a <i>massa no sink</i>, o token 0 (uma cabeça \"sink\" estaciona quase tudo ali). "
+            "Clique numa cabeça para abri-la na grade de cabeças.",
+        },
+        "portrait.empty": {
+            "en": "<b>Step 4: head portrait.</b> Analyse a text to see what each head does.",
+            "pt_BR": "<b>Passo 4: retrato das cabeças.</b> Analise um texto para ver o que cada cabeça faz.",
+        },
+        "portrait.too_short": {
+            "en": "<b>Step 4: head portrait.</b> A portrait needs at least 2 tokens: with one, every head can only "
+            "look at itself.",
+            "pt_BR": "<b>Passo 4: retrato das cabeças.</b> Um retrato precisa de pelo menos 2 tokens: com um só, "
+            "toda cabeça só pode olhar para si mesma.",
+        },
+        "portrait.col.head": {"en": "Head", "pt_BR": "Cabeça"},
+        "portrait.col.mean_distance": {"en": "Mean distance", "pt_BR": "Distância média"},
+        "portrait.col.entropy": {"en": "Entropy", "pt_BR": "Entropia"},
+        "portrait.col.sink_mass": {"en": "Sink mass", "pt_BR": "Massa no sink"},
+        "portrait.col.previous_token": {"en": "Previous-token", "pt_BR": "Token anterior"},
+        "portrait.col.induction": {"en": "Induction", "pt_BR": "Indução"},
+        "portrait.col.role": {"en": "Role", "pt_BR": "Papel"},
+        "portrait.thresholds": {"en": "Role thresholds", "pt_BR": "Limiares dos papéis"},
+        "portrait.reset": {"en": "Defaults", "pt_BR": "Padrões"},
+        "portrait.scatter.x": {"en": "mean distance (tokens back)", "pt_BR": "distância média (tokens para trás)"},
+        "portrait.scatter.y": {"en": "entropy (nats)", "pt_BR": "entropia (nats)"},
+        "portrait.induction.pending": {"en": "computing…", "pt_BR": "calculando…"},
+        "portrait.induction.failed": {
+            "en": "Induction scores failed: {message}",
+            "pt_BR": "As pontuações de indução falharam: {message}",
+        },
+        "portrait.induction.note": {
+            "en": "Induction: on a random sequence repeated twice, the weight a head puts on the token right "
+            "after the earlier copy of the current one (computed once per model).",
+            "pt_BR": "Indução: numa sequência aleatória repetida duas vezes, o peso que a cabeça dá ao token logo "
+            "depois da cópia anterior do token atual (calculado uma vez por modelo).",
+        },
+        "portrait.threshold.sink": {"en": "sink: mass on token 0 ≥", "pt_BR": "sink: massa no token 0 ≥"},
+        "portrait.threshold.previous_token": {
+            "en": "previous-token: weight on i−1 ≥",
+            "pt_BR": "token anterior: peso em i−1 ≥",
+        },
+        "portrait.threshold.current_token": {
+            "en": "current-token: weight on i ≥",
+            "pt_BR": "token atual: peso em i ≥",
+        },
+        "portrait.threshold.broad": {
+            "en": "broad: entropy ≥ × uniform",
+            "pt_BR": "ampla: entropia ≥ × uniforme",
+        },
+        "portrait.role.previous-token": {"en": "previous-token", "pt_BR": "token anterior"},
+        "portrait.role.sink": {"en": "sink", "pt_BR": "sink"},
+        "portrait.role.current-token": {"en": "current-token", "pt_BR": "token atual"},
+        "portrait.role.self": {"en": "self", "pt_BR": "si mesmo"},
+        "portrait.role.positional": {"en": "positional", "pt_BR": "posicional"},
+        "portrait.role.induction": {"en": "induction", "pt_BR": "indução"},
+        "portrait.role.broad": {"en": "broad", "pt_BR": "ampla"},
+        "portrait.role.mixed": {"en": "mixed", "pt_BR": "mista"},
+        "portrait.role.local": {"en": "local", "pt_BR": "local"},
+        "portrait.role.focused": {"en": "focused", "pt_BR": "focada"},
+        "portrait.role.other": {"en": "other", "pt_BR": "outra"},
+    }
+)

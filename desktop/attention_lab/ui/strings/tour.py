@@ -1,0 +1,270 @@
+"""The texts of the lab tour, English and Brazilian Portuguese (Portuguese terms as in the
+chapter's Portuguese edition).  Imported by ``ui/tour.py`` for its registrations."""
+
+from attention_lab.ui.i18n import register
+
+register(
+    {
+        "tour.title": {"en": "Lab tour", "pt_BR": "Tour do laboratório"},
+        "tour.menu": {"en": "Lab &tour", "pt_BR": "&Tour do laboratório"},
+        "tour.counter": {"en": "Step {i} of {count}", "pt_BR": "Passo {i} de {count}"},
+        "tour.counter.lab": {"en": "lab step {lab}", "pt_BR": "passo {lab} do lab"},
+        "tour.counter.prose": {"en": "from the chapter", "pt_BR": "do capítulo"},
+        "tour.back": {"en": "Back", "pt_BR": "Voltar"},
+        "tour.next": {"en": "Next", "pt_BR": "Próximo"},
+        "tour.finish": {"en": "Finish", "pt_BR": "Concluir"},
+        "tour.close": {"en": "Close", "pt_BR": "Fechar"},
+        "tour.run": {"en": "Run the benchmark", "pt_BR": "Rodar o benchmark"},
+        "tour.running": {"en": "Benchmark running…", "pt_BR": "Benchmark rodando…"},
+        "tour.measured": {"en": "Measured on {model}", "pt_BR": "Medido em {model}"},
+        "tour.waiting": {
+            "en": "Waiting for the analysis of your text…",
+            "pt_BR": "Esperando a análise do seu texto…",
+        },
+        "tour.measuring": {"en": "Measuring on your text…", "pt_BR": "Medindo no seu texto…"},
+        "tour.failed": {"en": "Could not measure this step: {message}", "pt_BR": "Não foi possível medir este passo: {message}"},
+        "tour.print": {"en": "The lab's print (first {shown} of {n} tokens):", "pt_BR": "A impressão do lab (primeiros {shown} de {n} tokens):"},
+        "tour.print.all": {"en": "The lab's print:", "pt_BR": "A impressão do lab:"},
+        "tour.finished": {
+            "en": "Tour finished. Help › Lab tour (Ctrl+T) starts it again.",
+            "pt_BR": "Tour concluído. Ajuda › Tour do laboratório (Ctrl+T) começa de novo.",
+        },
+        "tour.offer.text": {
+            "en": "New here? A guided tour walks the chapter's five lab steps.",
+            "pt_BR": "Primeira vez? Um tour guiado percorre os cinco passos do lab do capítulo.",
+        },
+        "tour.offer.start": {"en": "Take the lab tour", "pt_BR": "Fazer o tour"},
+        "tour.offer.dismiss": {"en": "Not now", "pt_BR": "Agora não"},
+        "tour.yes": {"en": "yes", "pt_BR": "sim"},
+        "tour.no": {"en": "no", "pt_BR": "não"},
+        "tour.none": {"en": "none in this layer", "pt_BR": "nenhuma nesta camada"},
+        # ---- the steps: title and what to look at, in the chapter's terms
+        "tour.step.mask.title": {"en": "The causal mask", "pt_BR": "A máscara causal"},
+        "tour.step.mask.body": {
+            "en": "Before the softmax, every score of a future position gets −∞, so its weight becomes exactly 0. "
+            "In the <b>Mask</b> panel rows are queries and columns keys: the dark triangle above the diagonal is "
+            "the future, which does not exist. Each row still sums to 1, over the past only.",
+            "pt_BR": "Antes do softmax, toda pontuação de uma posição futura recebe −∞, então o seu peso vira "
+            "exatamente 0. No painel <b>Máscara</b> as linhas são consultas e as colunas, chaves: o triângulo escuro "
+            "acima da diagonal é o futuro, que não existe. Cada linha continua somando 1, só sobre o passado.",
+        },
+        "tour.step.why_inf.title": {"en": "Why −∞ and not zero?", "pt_BR": "Por que −∞ e não zero?"},
+        "tour.step.why_inf.body": {
+            "en": "Zeroing the score does not help: a score of 0 still becomes e⁰ = 1 in the softmax, a perfectly "
+            "respectable weight. Zeroing the weight after the softmax breaks the sum-to-1. The <b>Mask</b> panel now "
+            "has “zero the score” selected: compare its leak with −∞ in the table, on your own text.",
+            "pt_BR": "Zerar a pontuação não adianta: um score 0 ainda vira e⁰ = 1 no softmax, um peso perfeitamente "
+            "respeitável. Zerar o peso depois do softmax quebra a soma 1. O painel <b>Máscara</b> agora está em "
+            "“zerar a pontuação”: compare o vazamento dele com o do −∞ na tabela, no seu próprio texto.",
+        },
+        "tour.step.maps.title": {"en": "Causal and bidirectional, side by side", "pt_BR": "Causal e bidirecional, lado a lado"},
+        "tour.step.maps.body": {
+            "en": "The same input with causal=True (GPT-2) and causal=False (RoBERTa); everything else is identical. "
+            "The <b>Heads</b> panel opens the head whose two maps differ the most: with the mask its upper triangle "
+            "is empty, without it every token also looks at the words after it. Ctrl+M switches all the heads of the "
+            "layer between the two modes.",
+            "pt_BR": "A mesma entrada com causal=True (GPT-2) e causal=False (RoBERTa); todo o resto é idêntico. O "
+            "painel <b>Cabeças</b> abre a cabeça cujos dois mapas mais diferem: com a máscara o triângulo de cima fica "
+            "vazio, sem ela cada token também olha para as palavras que vêm depois. Ctrl+M alterna todas as cabeças "
+            "da camada entre os dois modos.",
+        },
+        "tour.step.multihead_cost.title": {
+            "en": "Multi-head costs no more than one head",
+            "pt_BR": "Multi-head não custa mais que uma cabeça",
+        },
+        "tour.step.multihead_cost.body": {
+            "en": "Divide, don't multiply: instead of twelve heads of 768 dimensions each, GPT-2 splits its 768 "
+            "dimensions into twelve slices of 64. One matmul (c_attn) makes Q, K and V; a reshape separates the "
+            "heads. The <b>Shapes</b> panel lists the shapes your text really produced, and the arithmetic below them.",
+            "pt_BR": "Dividir, não multiplicar: em vez de doze cabeças de 768 dimensões cada, o GPT-2 divide as suas "
+            "768 dimensões em doze fatias de 64. Uma matmul (c_attn) produz Q, K e V; um reshape separa as cabeças. "
+            "O painel <b>Dimensões</b> lista as formas que o seu texto produziu de fato, e a conta logo abaixo.",
+        },
+        "tour.step.wo_mixes.title": {"en": "W^O mixes the heads", "pt_BR": "W^O mistura as cabeças"},
+        "tour.step.wo_mixes.body": {
+            "en": "Without W^O the heads would sit in sealed compartments, each writing into its own slice and never "
+            "talking to each other. W^O (c_proj in GPT-2) lets information from head 3 influence the dimensions "
+            "head 7 uses. The tour nudged each head's values and counted which output dimensions of the attention "
+            "block moved: with c_proj, and with c_proj replaced by the identity.",
+            "pt_BR": "Sem W^O as cabeças ficariam em compartimentos estanques, cada uma escrevendo na sua fatia e "
+            "nunca conversando. É W^O (c_proj no GPT-2) que permite que a informação da cabeça 3 influencie as "
+            "dimensões que a cabeça 7 usa. O tour cutucou os valores de cada cabeça e contou quais dimensões da "
+            "saída do bloco de atenção se mexeram: com o c_proj, e com o c_proj trocado pela identidade.",
+        },
+        "tour.step.leakage.title": {"en": "Proving there is no leakage", "pt_BR": "Provando que não há vazamento"},
+        "tour.step.leakage.body": {
+            "en": "Training demands every next-token prediction at once; without the mask a token could read its own "
+            "answer: label leakage. The <b>Leakage</b> panel changes the last token and measures how much each earlier "
+            "position's representation changed. Causal: zero. Bidirectional: quite a lot. This demonstrates causality "
+            "instead of asserting it.",
+            "pt_BR": "O treino cobra todas as previsões do próximo token de uma vez; sem a máscara um token poderia ler a "
+            "própria resposta: vazamento de rótulo. O painel <b>Vazamento</b> troca o último token e mede o quanto a "
+            "representação de cada posição anterior mudou. Causal: zero. Bidirecional: bastante. Isto demonstra a "
+            "causalidade em vez de afirmá-la.",
+        },
+        "tour.step.portrait.title": {"en": "Portrait of the heads of layer 0", "pt_BR": "Retrato das cabeças da camada 0"},
+        "tour.step.portrait.body": {
+            "en": "Nobody assigns roles: the specialisations emerge from training. For each head of layer 0 the "
+            "<b>Head portrait</b> panel computes the mean distance it looks back and the entropy of its distribution. "
+            "Look for the positional heads (distance ≈ 1) and the sink heads (very low entropy, everything on token 0).",
+            "pt_BR": "Ninguém atribui papéis: as especializações emergem do treino. Para cada cabeça da camada 0 o "
+            "painel <b>Retrato das cabeças</b> calcula a distância média a que ela olha e a entropia da sua "
+            "distribuição. Procure as cabeças posicionais (distância ≈ 1) e as de “vala” (entropia baixíssima, tudo "
+            "no token 0).",
+        },
+        "tour.step.kvcache.title": {"en": "What the KV cache buys", "pt_BR": "O que o cache KV compra"},
+        "tour.step.kvcache.body": {
+            "en": "Under the mask a token never influences the ones before it, so the K and V of earlier positions "
+            "never change when a token is appended: generation stores them and computes only the new token, O(n) per "
+            "token instead of O(n²). RoBERTa, being bidirectional, cannot. Press “Run the benchmark” to generate "
+            "{new} tokens with and without the cache.",
+            "pt_BR": "Com a máscara um token nunca influencia os anteriores, então K e V das posições anteriores nunca "
+            "mudam quando um token é acrescentado: a geração os guarda e calcula só o token novo, O(n) por token em "
+            "vez de O(n²). O RoBERTa, bidirecional, não pode. Aperte “Rodar o benchmark” para gerar {new} tokens com "
+            "e sem o cache.",
+        },
+        # ---- the measured facts (numbers come from compute_fact, in bold)
+        "tour.fact.too_short": {
+            "en": "This step needs at least 2 tokens; your text has {n}. Type a longer sentence.",
+            "pt_BR": "Este passo precisa de pelo menos 2 tokens; o seu texto tem {n}. Digite uma frase mais longa.",
+        },
+        "tour.fact.mask": {
+            "en": "Your {n} tokens make {cells} query–key pairs: {allowed} may look (the diagonal and below), "
+            "{forbidden} are the future. Measured in layer {layer}: the largest weight any of the {heads} heads gives "
+            "the future is {future_weight}, and every row sums to 1 (largest error {row_error}).",
+            "pt_BR": "Os seus {n} tokens formam {cells} pares consulta–chave: {allowed} podem olhar (a diagonal e "
+            "abaixo), {forbidden} são o futuro. Medido na camada {layer}: o maior peso que alguma das {heads} cabeças "
+            "dá ao futuro é {future_weight}, e toda linha soma 1 (maior erro {row_error}).",
+        },
+        "tour.fact.why_inf": {
+            "en": "On your text (layer {layer}, #{pos} “{old}” → “{new}”): with −∞ the future gets {inf_future} and the "
+            "earlier positions move by {inf_leak}. With a score of 0 the future still gets up to {zero_future} of a "
+            "row and the earlier positions move by up to {zero_leak}: it leaks. Zeroing after the softmax gives the "
+            "future {after_future}, but rows miss 1 by up to {after_error} (and the past still moves by {after_leak}, "
+            "through the softmax's denominator). −1e9 and finfo.min give the future {e9_future} and {finfo_future}: "
+            "as good as −∞.",
+            "pt_BR": "No seu texto (camada {layer}, #{pos} “{old}” → “{new}”): com −∞ o futuro recebe {inf_future} e "
+            "as posições anteriores mudam {inf_leak}. Com score 0 o futuro ainda recebe até {zero_future} de uma "
+            "linha e as posições anteriores mudam até {zero_leak}: vaza. Zerar depois do softmax dá {after_future} "
+            "ao futuro, mas as linhas erram a soma 1 em até {after_error} (e o passado ainda muda {after_leak}, pelo "
+            "denominador do softmax). −1e9 e finfo.min dão {e9_future} e {finfo_future} ao futuro: tão bons quanto −∞.",
+        },
+        "tour.fact.why_inf.no_past": {
+            "en": "The edited token is the first one, so nothing before it can leak. In layer {layer}: −∞ gives the "
+            "future {inf_future}; a score of 0 gives it up to {zero_future}; zeroing after the softmax leaves rows "
+            "off 1 by up to {after_error}.",
+            "pt_BR": "O token editado é o primeiro, então nada antes dele pode vazar. Na camada {layer}: −∞ dá "
+            "{inf_future} ao futuro; score 0 dá até {zero_future}; zerar depois do softmax deixa as linhas errando a "
+            "soma 1 em até {after_error}.",
+        },
+        "tour.fact.maps": {
+            "en": "Layer {layer}, {heads} heads, {n} tokens. With the mask every head gives the future {causal_future}, "
+            "and the first token “{first}” looks only at itself (weight {first_self}). Without it the heads spend on "
+            "average {bidir_mean_pct} of each row's budget on later tokens (head {bidir_head}: {bidir_max_pct}), and "
+            "“{first}” keeps only {bidir_first_self_pct} for itself.",
+            "pt_BR": "Camada {layer}, {heads} cabeças, {n} tokens. Com a máscara toda cabeça dá {causal_future} ao "
+            "futuro, e o primeiro token “{first}” só olha para si mesmo (peso {first_self}). Sem ela as cabeças gastam "
+            "em média {bidir_mean_pct} do orçamento de cada linha com tokens posteriores (cabeça {bidir_head}: "
+            "{bidir_max_pct}), e “{first}” fica com só {bidir_first_self_pct} para si.",
+        },
+        "tour.fact.multihead_cost": {
+            "en": "In {model}, Q, K and V come out of the reshape as {heads} × {n} × {dk}: {heads} heads × {dk} = "
+            "{width} columns each, exactly what 1 head × {d} would have. So c_attn ({c_attn} parameters) and c_proj "
+            "({c_proj}) are the same matrices either way: {per_layer} attention parameters per layer, as for one head "
+            "of {d} ({single}); {total} in all {layers} layers. {heads} full heads of {d} would need {multiplied} per "
+            "layer, {ratio}× more. Q·Kᵀ costs {score_macs} multiply-adds for your {n} tokens either way.",
+            "pt_BR": "No {model}, Q, K e V saem do reshape como {heads} × {n} × {dk}: {heads} cabeças × {dk} = {width} "
+            "colunas cada, exatamente o que 1 cabeça × {d} teria. Então c_attn ({c_attn} parâmetros) e c_proj "
+            "({c_proj}) são as mesmas matrizes de qualquer jeito: {per_layer} parâmetros de atenção por camada, como "
+            "para uma cabeça de {d} ({single}); {total} nas {layers} camadas. {heads} cabeças inteiras de {d} "
+            "precisariam de {multiplied} por camada, {ratio}× mais. Q·Kᵀ custa {score_macs} multiplicações-somas para "
+            "os seus {n} tokens nos dois casos.",
+        },
+        "tour.fact.wo_mixes": {
+            "en": "Layer {layer}: a nudge to one head's values moves all {with_max} of the {d} output dimensions "
+            "through W^O, {outside_pct} of the change landing in the other heads' slices. With c_proj replaced by "
+            "the identity the same nudge moves exactly {without_max}: the head's own slice of d_k = {dk} (head "
+            "{example_head}: dimensions {example_lo}–{example_hi}), and {identity_outside_pct} outside it.",
+            "pt_BR": "Camada {layer}: uma cutucada nos valores de uma cabeça move todas as {with_max} das {d} dimensões "
+            "da saída através de W^O, com {outside_pct} da mudança caindo nas fatias das outras cabeças. Com o c_proj "
+            "trocado pela identidade a mesma cutucada move exatamente {without_max}: a fatia da própria cabeça, de "
+            "d_k = {dk} (cabeça {example_head}: dimensões {example_lo}–{example_hi}), e {identity_outside_pct} fora dela.",
+        },
+        "tour.fact.wo_mixes.range": {
+            "en": "Layer {layer}: a nudge to one head's values moves {with_min} to {with_max} of the {d} output "
+            "dimensions through W^O, {outside_pct} of the change landing in the other heads' slices. With c_proj "
+            "replaced by the identity the same nudge moves exactly {without_max}: the head's own slice of d_k = {dk} "
+            "(head {example_head}: dimensions {example_lo}–{example_hi}), and {identity_outside_pct} outside it.",
+            "pt_BR": "Camada {layer}: uma cutucada nos valores de uma cabeça move de {with_min} a {with_max} das {d} "
+            "dimensões da saída através de W^O, com {outside_pct} da mudança caindo nas fatias das outras cabeças. "
+            "Com o c_proj trocado pela identidade a mesma cutucada move exatamente {without_max}: a fatia da própria "
+            "cabeça, de d_k = {dk} (cabeça {example_head}: dimensões {example_lo}–{example_hi}), e "
+            "{identity_outside_pct} fora dela.",
+        },
+        "tour.fact.leakage": {
+            "en": "#{pos} “{old}” became “{new}”. Under the mask, positions {before} changed by exactly {causal_max} "
+            "(in each of the {layers} layers too: {causal_layers_max}). Without it, position 0 changed by "
+            "{bidir_first}, and the earlier positions by up to {bidir_max}.",
+            "pt_BR": "#{pos} “{old}” virou “{new}”. Com a máscara, as posições {before} mudaram exatamente "
+            "{causal_max} (em cada uma das {layers} camadas também: {causal_layers_max}). Sem ela, a posição 0 mudou "
+            "{bidir_first}, e as posições anteriores até {bidir_max}.",
+        },
+        "tour.fact.leakage.first": {
+            "en": "The edited token is the first one (#0 “{old}” → “{new}”): nothing comes before it to protect. "
+            "Without the mask the later positions changed by up to {bidir_after}. Pick a later token in the token "
+            "editor.",
+            "pt_BR": "O token editado é o primeiro (#0 “{old}” → “{new}”): nada vem antes dele para proteger. Sem a "
+            "máscara as posições seguintes mudaram até {bidir_after}. Escolha um token posterior no editor de tokens.",
+        },
+        "tour.fact.leakage.leaks": {
+            "en": "#{pos} “{old}” became “{new}”, and under the mask positions {before} changed by up to {causal_max}: "
+            "this mask leaks the future!",
+            "pt_BR": "#{pos} “{old}” virou “{new}”, e com a máscara as posições {before} mudaram até {causal_max}: "
+            "esta máscara vaza o futuro!",
+        },
+        "tour.fact.portrait": {
+            "en": "Layer {layer}, {heads} heads on your {n} tokens. Positional heads (mean distance ≈ 1): {positional}. "
+            "Sink heads (very low entropy, most weight on token 0): {sinks}. Closest to distance 1: head {near_head} "
+            "({near_distance}); most focused: head {focus_head} (entropy {focus_entropy} nats, {focus_sink_pct} on "
+            "token 0).",
+            "pt_BR": "Camada {layer}, {heads} cabeças nos seus {n} tokens. Cabeças posicionais (distância média ≈ 1): "
+            "{positional}. Cabeças de vala (entropia baixíssima, quase todo o peso no token 0): {sinks}. Mais perto "
+            "da distância 1: cabeça {near_head} ({near_distance}); mais focada: cabeça {focus_head} (entropia "
+            "{focus_entropy} nats, {focus_sink_pct} no token 0).",
+        },
+        "tour.item.positional": {
+            "en": "head {head} (distance {distance}, {prev_pct} on the previous token)",
+            "pt_BR": "cabeça {head} (distância {distance}, {prev_pct} no token anterior)",
+        },
+        "tour.item.sink": {
+            "en": "head {head} (entropy {entropy}, {sink_pct} on token 0)",
+            "pt_BR": "cabeça {head} (entropia {entropy}, {sink_pct} no token 0)",
+        },
+        "tour.fact.kvcache.pending": {
+            "en": "Appending “{appended}” to your {n} tokens and recomputing everything changes the earlier keys and "
+            "values by exactly {causal_kv_max} under the mask; without it by up to {bidir_max} from layer 1 on "
+            "(layer 0: {bidir_layer0}, its K and V see only the token and its position). The speedup appears here "
+            "once you run the benchmark.",
+            "pt_BR": "Acrescentar “{appended}” aos seus {n} tokens e recalcular tudo muda as chaves e os valores "
+            "anteriores exatamente {causal_kv_max} com a máscara; sem ela até {bidir_max} a partir da camada 1 "
+            "(camada 0: {bidir_layer0}, o K e o V dela só veem o token e a posição). A aceleração aparece aqui quando "
+            "você rodar o benchmark.",
+        },
+        "tour.fact.kvcache.done": {
+            "en": "Appending “{appended}” changes the earlier keys and values by exactly {causal_kv_max} under the "
+            "mask (without it: up to {bidir_max} from layer 1 on), so they can be cached. Your benchmark: "
+            "{new_tokens} new tokens in {with_s} s with the cache and {without_s} s without, {speedup}× faster; "
+            "identical tokens both ways: {identical}. The cache held {positions} positions ({cache_bytes}).",
+            "pt_BR": "Acrescentar “{appended}” muda as chaves e os valores anteriores exatamente {causal_kv_max} com a "
+            "máscara (sem ela: até {bidir_max} a partir da camada 1), então eles podem ir para o cache. O seu "
+            "benchmark: {new_tokens} tokens novos em {with_s} s com o cache e {without_s} s sem, {speedup}× mais "
+            "rápido; tokens idênticos nos dois modos: {identical}. O cache guardou {positions} posições ({cache_bytes}).",
+        },
+        "tour.fact.kvcache.no_room": {
+            "en": "Your {n} tokens fill the model's context of {ctx}: there is no room to append a token. Shorten the "
+            "text.",
+            "pt_BR": "Os seus {n} tokens ocupam todo o contexto do modelo, de {ctx}: não há espaço para acrescentar "
+            "um token. Encurte o texto.",
+        },
+    }
+)
