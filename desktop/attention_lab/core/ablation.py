@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Iterator, Literal, Sequence
 import torch
 
 from .analysis import _check_ids
+from .jobs import Cancelled
 from .kvbench import Cancel, _cancel_check
 from .lens import ABLATION_MODES, GPT2Lens, HeadAblation
 
@@ -32,7 +33,7 @@ LOGITS_CHUNK = 256  # positions per vocabulary projection: [n, 50257] never exis
 TOKENS_PER_BATCH = 2048  # knockouts batched so one forward holds about this many tokens
 
 
-class RankingCancelled(Exception):
+class RankingCancelled(Cancelled):
     """Raised by :func:`rank_heads` when its cancel flag is set between two batches."""
 
 

@@ -38,6 +38,7 @@ from typing import Callable, Sequence
 import torch
 
 from .analysis import next_token_candidates, relative_change
+from .jobs import Cancelled
 from .kvbench import Cancel, _cancel_check
 from .lens import GPT2Lens
 
@@ -189,7 +190,7 @@ def cache_positions_per_layer(allowed: Tensor) -> int:
 
 
 # ---------------------------------------------------------------------------- measurements
-class MeasurementCancelled(Exception):
+class MeasurementCancelled(Cancelled):
     """Raised between two batches when the cancel flag is set."""
 
 

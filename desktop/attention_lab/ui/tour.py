@@ -185,6 +185,9 @@ class TourDock(QDockWidget):
         # the model's name is HTML-escaped into it: without tags Qt would guess plain text
         # and show "GPT-2&#x27;s" literally
         self.fact_caption.setTextFormat(Qt.TextFormat.RichText)
+        # wrapped: unwrapped, a long model name set the column's minimum width, squeezed the
+        # step's text into a strip ~80 px wide and still ran past the dock (1366×768, measured)
+        self.fact_caption.setWordWrap(True)
         self.fact_label = QLabel(self.fact_frame)
         self.fact_label.setObjectName("tour.fact")
         self.fact_label.setWordWrap(True)
