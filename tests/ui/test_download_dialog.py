@@ -26,15 +26,15 @@ def test_the_dialog_shows_progress_and_the_model_loads(qtbot, make_window, hf_ho
     window = make_window()
     wait_state(qtbot, window)
     bar_values: list[int] = []
-    window.session.download_progress.connect(lambda *_: bar_values.append(window._download_bar.value()))
+    window.session.download_progress.connect(lambda *_: bar_values.append(window.downloads.bar.value()))
     with qtbot.waitSignal(window.session.model_changed, timeout=STATE_TIMEOUT_MS) as blocker:
         window.download_model(REPO)
-        dialog = window._download_dialog
+        dialog = window.downloads.dialog
         assert dialog is not None and dialog.isVisible()
         qtbot.waitUntil(lambda: "model.safetensors" in dialog.labelText(), timeout=STATE_TIMEOUT_MS)
     model = blocker.args[0]
     assert model.source == "hub-cache" and model.name == REPO and window.session.model is model
-    assert window._download_dialog is None  # closed when done
+    assert window.downloads.dialog is None  # closed when done
     moving = [v for v in bar_values if 0 < v < 1000]
     assert len(set(moving)) >= 2, bar_values  # the bar moved during the transfer
     assert bar_values == sorted(bar_values)
@@ -50,15 +50,15 @@ def test_cancel_stops_the_transfer_and_keeps_the_model(qtbot, make_window, hf_ho
     previous = window.session.model
     with qtbot.waitSignal(window.session.download_finished, timeout=STATE_TIMEOUT_MS) as finished:
         window.download_model(REPO)
-        dialog = window._download_dialog
-        qtbot.waitUntil(lambda: window._download_bar.value() > 0 and "model.safetensors" in dialog.labelText(),
+        dialog = window.downloads.dialog
+        qtbot.waitUntil(lambda: window.downloads.bar.value() > 0 and "model.safetensors" in dialog.labelText(),
                         timeout=STATE_TIMEOUT_MS)
         pressed = time.monotonic()
         dialog.findChild(QPushButton).click()  # the Cancel button
     assert time.monotonic() - pressed < 1.0
     ok, message = finished.args
     assert not ok and "cancel" in message.lower()
-    assert window.session.model is previous and window._download_dialog is None
+    assert window.session.model is previous and window.downloads.dialog is None
     requests = len(hub.log)
     qtbot.wait(1500)  # the hub client would retry after 1 s: nothing may come
     assert len(hub.log) == requests

@@ -45,10 +45,10 @@ def test_the_demo_alone_brings_the_offer_and_nothing_downloads_on_its_own(
     assert offer.download.text() == "Download GPT-2 small (≈ 550 MB)"
     assert offer.not_now.text() == "Not now"
     # the window goes on working, and waiting downloads nothing
-    window.panels["panel.token_editor"].editor.setPlainText("The learner types and explores")
+    window.panel("panel.token_editor").editor.setPlainText("The learner types and explores")
     wait_state(qtbot, window, lambda s: s.text == "The learner types and explores")
     qtbot.wait(500)
-    assert window.session._download_job is None and window._download_dialog is None
+    assert window.session._download_job is None and window.downloads.dialog is None
     assert not (hf_home / "hub").exists()
 
 
@@ -90,7 +90,7 @@ def test_the_button_downloads_gpt2_with_the_dialog_and_uses_it(qtbot, make_windo
     assert hub.log == []  # shown: nothing asked of the hub yet
     with qtbot.waitSignal(window.session.model_changed, timeout=STATE_TIMEOUT_MS) as loaded:
         offer_of(window).download.click()
-        assert window._download_dialog is not None  # progress and Cancel
+        assert window.downloads.dialog is not None  # progress and Cancel
         assert not offer_of(window).isVisible()
     assert loaded.args[0].name == "gpt2" and loaded.args[0].source == "hub-cache"
     assert window.settings.value("model_spec") == "gpt2"

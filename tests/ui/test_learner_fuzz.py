@@ -177,7 +177,7 @@ def test_a_shortened_text_gives_the_kv_panel_its_room_back(driver):
         ("kv_run", {}),
         ("paste_text", {"name": "short"}),
     ])
-    kv = driver.window.panels["panel.kvbench"]
+    kv = driver.window.panel("panel.kvbench")
     assert kv.new_tokens.value() == 50 and kv.message.text() != ""
     assert "fills" not in kv.message.text()
 
@@ -195,7 +195,7 @@ def test_the_tour_gives_back_the_learners_edit_and_mask_mode(driver):
     ])
     session = driver.window.session
     assert session.position is not None and session.replacement_id is not None
-    assert driver.window.panels["panel.mask"].selected_mode() == "zero-after-softmax"
+    assert driver.window.panel("panel.mask").selected_mode() == "zero-after-softmax"
 
 
 def test_switching_to_a_model_with_fewer_heads_with_the_portrait_open(driver):
@@ -236,7 +236,7 @@ def test_quitting_and_starting_again_brings_the_session_back(restarting_driver):
     window = driver.window
     assert driver.restarts == 1
     assert window.session.model.spec == driver.models["other"]
-    assert window.panels["panel.token_editor"].text().startswith("O Brasil")
+    assert window.panel("panel.token_editor").text().startswith("O Brasil")
 
 
 def test_an_emptied_text_keeps_its_notice(driver):
@@ -248,4 +248,4 @@ def test_an_emptied_text_keeps_its_notice(driver):
         ("set_language", {"code": "pt_BR"}),
         ("tour_open", {}),
     ])
-    assert not driver.window.panels["panel.token_editor"].message.isHidden()
+    assert not driver.window.panel("panel.token_editor").message.isHidden()

@@ -108,7 +108,7 @@ def window_problems(driver) -> list[str]:
         problems.append(f"model {getattr(s.model, 'spec', None)!r}, expected {intent.model_spec!r}")
 
     # the text field, the session and the analysis on display agree
-    tokens = w.panels.get("panel.token_editor")
+    tokens = w.built_panel("panel.token_editor")
     if tokens is not None and tokens.text() != s.text:
         problems.append(f"text field {tokens.text()!r:.60} but the session has {s.text!r:.60}")
     state = w.last_state
@@ -160,22 +160,22 @@ def _controls_follow(w, state, intent) -> list[str]:
     """The controls a learner reads say the same as the analysis."""
     problems = []
     n = state.n_tokens
-    tokens = w.panels.get("panel.token_editor")
+    tokens = w.built_panel("panel.token_editor")
     if tokens is not None and tokens.state is state:
         if tokens.chips.tokens != state.tokens:
             problems.append("the chips are not the tokens of the text")
         if tokens.count.text() != tr("token_editor.count", n=n):
             problems.append(f"token count says {tokens.count.text()!r}, {n} tokens")
-    grid = w.panels.get("panel.head_grid")
+    grid = w.built_panel("panel.head_grid")
     if grid is not None and grid.state is state:
         if grid.layer.value() != state.layer:
             problems.append(f"the layer box says {grid.layer.value()}, layer {state.layer} shown")
         if grid.causal.isChecked() != state.causal:
             problems.append("the causal switch disagrees with the maps shown")
-    leakage = w.panels.get("panel.leakage")
+    leakage = w.built_panel("panel.leakage")
     if leakage is not None and leakage.state is state and leakage.position.value() != state.position:
         problems.append(f"the leakage position box says {leakage.position.value()}, position {state.position} shown")
-    kv = w.panels.get("panel.kvbench")
+    kv = w.built_panel("panel.kvbench")
     if kv is not None and shown_state(kv) is state and not kv.running:
         room = state.model.lens.config.n_positions - n
         if kv.new_tokens.maximum() != max(1, room):
@@ -188,7 +188,7 @@ def _controls_follow(w, state, intent) -> list[str]:
             problems.append(f"KV says the text fills the context with room for {room} tokens")
         if room <= 0 and kv.message.text() != full:
             problems.append("the text fills the context and the KV panel doesn't say so")
-    mask = w.panels.get("panel.mask")
+    mask = w.built_panel("panel.mask")
     if mask is not None and not w.tour.isVisible() and mask.selected_mode() != intent.mask_mode:
         problems.append(f"mask mode {mask.selected_mode()!r}, the learner chose {intent.mask_mode!r}")
     return problems

@@ -106,7 +106,7 @@ class LearnerDriver:
 
     def panel(self, panel_id: str):
         """The panel, built if needed (a learner opening its tab builds it too)."""
-        return self.window.panels[panel_id]
+        return self.window.panel(panel_id)
 
     def dock(self, panel_id: str) -> QDockWidget:
         return self.window.docks[panel_id]
