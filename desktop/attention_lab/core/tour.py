@@ -10,7 +10,8 @@ argues in prose placed where they fit: "why −∞ and not zero" right after the
   :class:`Fact` (a template key plus its numbers), so the UI words it in the current
   language.  Nothing is canned: every number comes from a forward pass of the lens.
 
-No Qt here: the UI (``attention_lab.ui.tour``) runs :func:`compute_fact` on its worker.
+No Qt here: the UI runs :func:`compute_fact` on its worker (``core.jobs.tour_fact_job``, asked for
+by ``ui.tour`` through the session).
 """
 
 from __future__ import annotations
