@@ -589,13 +589,11 @@ class TourDock(QDockWidget):
         return {"edit": (session.position, session.replacement_id), "layer": session.layer,
                 "causal": session.causal, "mask_mode": mode}
 
-    def _note_set_by_tour(self) -> None:
+    def _note_set_by_tour(self, keys) -> None:
+        """Remember what the tour has just set these inputs to."""
         now = self._inputs()
-        for key in self._touched:
+        for key in keys:
             self._set_by_tour[key] = now[key]
-        self._touched = set()
-
-    _touched: set = set()  # keys the step being entered sets
 
     def _give_back_inputs(self) -> None:
         before, self._before = self._before, None
@@ -709,8 +707,7 @@ class TourDock(QDockWidget):
             kv = self._panel("panel.kvbench")
             if kv is not None and hasattr(kv, "bench_tab"):
                 kv.tabs.setCurrentWidget(kv.bench_tab)
-        self._touched = touched
-        self._note_set_by_tour()
+        self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self.fact = None
         self.fact_error = None
@@ -728,8 +725,7 @@ class TourDock(QDockWidget):
             grid.view_combo.setCurrentIndex(grid.view_combo.count() - 1)  # "side by side"
         if hasattr(self.window_, "select_head"):
             self.window_.select_head(int(fact.values["layer"]), int(fact.values["bidir_head"]))
-            self._touched = {"layer"}
-            self._note_set_by_tour()
+            self._note_set_by_tour({"layer"})
 
     # ------------------------------------------------------------------ the fact
     def _context(self, state) -> TourContext:
