@@ -72,7 +72,7 @@ EXCLUDED_MODULES: tuple[str, ...] = (
 SOURCE_ONLY_IMPORTS: dict[str, tuple[str, ...]] = {
     "transformers": ("core/bench.py", "core/checkpoints.py"),
     # the bench's GUI-stall probe moves the mouse over the head grid with QtTest
-    "PySide6.QtTest": ("ui/perf_probe.py",),
+    "PySide6.QtTest": ("ui/perf_probe.py", "ui/learner_driver.py"),  # and the soak's learner actions
 }
 
 # Paths inside the bundle (forward slashes, relative to _internal/) that are dropped after

@@ -36,7 +36,7 @@ BAD_FLAGS = {  # flags -> a piece of the one line
     "position hugely negative": (["--position", "-99999999999999999999"], "is out of range"),
     "position empty": (["--position", ""], "--position: invalid int value"),
     "new tokens -5": (["--new-tokens", "-5"], "at least 1, got -5"),
-    "new tokens huge": (["--new-tokens", "9" * 30], "exceed this model's context of 64"),
+    "new tokens huge": (["--new-tokens", "9" * 30], "exceed the context of 64"),
     "new tokens abc": (["--new-tokens", "abc"], "--new-tokens: invalid int value: 'abc'"),
     "new tokens 1e3": (["--new-tokens", "1e3"], "--new-tokens: invalid int value"),
     "new tokens 5.0": (["--new-tokens", "5.0"], "--new-tokens: invalid int value"),

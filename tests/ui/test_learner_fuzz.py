@@ -11,7 +11,7 @@ failure replays.
 
 One window serves every sequence (a window per sequence would cost more than the
 sequences): each starts from :meth:`LearnerDriver.reset`.  A step costs what the window
-costs: the worker's analysis and the panels' redraw and repaint (0.2-0.6 s per step on
+costs: the worker's analysis and the panels' redraw and repaint (0.1-0.6 s per step on
 the shared 2-core build machine, measured), so the default run is sized to about three
 minutes there: ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (12 × 30).
 ``ATTENTION_LAB_FUZZ_SEQUENCES`` / ``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one

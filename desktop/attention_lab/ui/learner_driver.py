@@ -23,11 +23,23 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 from attention_lab.core.lab import SEED_TEXT
 from attention_lab.core.lens import MaskMode
+
+
+class _LazyQTest:
+    """QTest, imported when first used: the installer leaves QtTest out (packaging/freeze_config.py),
+    and the app imports this module only for the developer commands (soak, the fuzzer)."""
+
+    def __getattr__(self, name):
+        from PySide6.QtTest import QTest as qtest
+
+        return getattr(qtest, name)
+
+
+QTest = _LazyQTest()
 
 TOKENS_PANEL, HEADS_PANEL, KV_PANEL, MASK_PANEL = "panel.token_editor", "panel.head_grid", "panel.kvbench", "panel.mask"
 PANEL_IDS = (

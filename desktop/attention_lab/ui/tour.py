@@ -301,13 +301,11 @@ class TourDock(QDockWidget):
         return {"edit": (session.position, session.replacement_id), "layer": session.layer,
                 "causal": session.causal, "mask_mode": mode}
 
-    def _note_set_by_tour(self) -> None:
+    def _note_set_by_tour(self, keys) -> None:
+        """Remember what the tour has just set these inputs to."""
         now = self._inputs()
-        for key in self._touched:
+        for key in keys:
             self._set_by_tour[key] = now[key]
-        self._touched = set()
-
-    _touched: set = set()  # keys the step being entered sets
 
     def _give_back_inputs(self) -> None:
         before, self._before = self._before, None
@@ -406,8 +404,7 @@ class TourDock(QDockWidget):
             self.window_.panel(PanelId.MASK).set_mode(step.mask_mode)
         if step.offers_benchmark:
             self.window_.panel(PanelId.KVBENCH).show_benchmark()
-        self._touched = touched
-        self._note_set_by_tour()
+        self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self.fact = None
         self.fact_error = None
@@ -422,8 +419,7 @@ class TourDock(QDockWidget):
         self._open_head_once = False
         self.window_.panel(PanelId.HEAD_GRID).set_view(SIDE_BY_SIDE)
         self.window_.select_head(int(fact.values["layer"]), int(fact.values["bidir_head"]))
-        self._touched = {"layer"}
-        self._note_set_by_tour()
+        self._note_set_by_tour({"layer"})
 
     # ------------------------------------------------------------------ the fact
     def _context(self, state) -> TourContext:
