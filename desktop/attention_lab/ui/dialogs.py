@@ -8,7 +8,7 @@ shows its progress and closes when it ends.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QMessageBox, QProgressBar, QProgressDialog, QWidget
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QProgressBar, QProgressDialog, QWidget
 
 from attention_lab import __version__
 from attention_lab.ui.i18n import tr
@@ -38,6 +38,15 @@ def show_about(parent: QWidget, model_name: str | None) -> None:
     box = QMessageBox(QMessageBox.Icon.NoIcon, tr("about.title"), text, QMessageBox.StandardButton.Close, parent)
     box.setObjectName("about")
     box.open()
+
+
+def ask_repo_to_download(parent: QWidget) -> str | None:
+    """The model id the learner wants downloaded (gpt2 offered), or None if they cancelled."""
+    from attention_lab.core.hub_download import gpt2_small_download_mb  # (not at start-up)
+
+    label = tr("dialog.download_label", size=gpt2_small_download_mb())
+    repo_id, ok = QInputDialog.getText(parent, tr("dialog.download_title"), label, text="gpt2")
+    return repo_id.strip() if ok and repo_id.strip() else None
 
 
 class DownloadProgress(QObject):

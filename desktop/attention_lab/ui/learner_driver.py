@@ -151,7 +151,7 @@ class LearnerDriver:
             busy.append(f"worker ({w.worker.running_kind})")
         if w.download_worker.busy:
             busy.append("download worker")
-        showing = getattr(w, "_showing", None)
+        showing = w.redraw.showing
         if showing is not None and showing is not w.last_state:
             busy.append("drawing")
         if any(not w._out_of_sight(pid) for pid in w.panels_waiting):
@@ -337,7 +337,7 @@ class LearnerDriver:
 
     def set_language(self, code: str) -> None:
         self._record(f"set_language({code!r})")
-        self.window.language_actions[code].trigger()
+        self.window.menus.language_actions[code].trigger()
         self.intent.language = code
 
     def resize(self, width: int, height: int) -> None:
@@ -345,7 +345,7 @@ class LearnerDriver:
         self.window.resize(width, height)
 
     def _trigger(self, key: str) -> None:
-        for action in self.window._actions:
+        for action in self.window.menus.actions:
             if action.property("i18n_key") == key:
                 action.trigger()
                 return
@@ -508,8 +508,8 @@ class LearnerDriver:
         self.intent = Intent(model_spec=self.models[start_model])
         self.tour_ended = None
         self.settle()
-        if w.language_actions["en"].isChecked() is False:
-            w.language_actions["en"].trigger()
+        if w.menus.language_actions["en"].isChecked() is False:
+            w.menus.language_actions["en"].trigger()
         if w.session.model is None or w.session.model.spec != self.models[start_model]:
             w.open_model_folder(self.models[start_model])
             self.settle()

@@ -21,7 +21,7 @@ import logging
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -85,9 +85,7 @@ class MainWindow(QMainWindow):
 
         central = QWidget(self)
         central.setObjectName("central_placeholder")
-        # no width (the docks share it), but free to grow in height: a zero maximum height kept
-        # the row of maps at its minimum and handed every spare pixel to the token strip
-        central.setMaximumWidth(0)
+        central.setMaximumWidth(0)  # (a zero maximum height kept the maps' row at its minimum)
         self.setCentralWidget(central)
         self.setDockNestingEnabled(True)
         self.setDockOptions(
@@ -233,14 +231,9 @@ class MainWindow(QMainWindow):
             self.session.load_model(repo_id.strip())
 
     def download_model(self, repo_id: str | None = None) -> None:
-        if repo_id is None:
-            from attention_lab.core.hub_download import gpt2_small_download_mb
-
-            label = tr("dialog.download_label", size=gpt2_small_download_mb())
-            repo_id, ok = QInputDialog.getText(self, tr("dialog.download_title"), label, text="gpt2")
-            if not ok or not repo_id.strip():
-                return
-        self.downloads.start(repo_id.strip())
+        repo_id = dialogs.ask_repo_to_download(self) if repo_id is None else repo_id.strip()
+        if repo_id:
+            self.downloads.start(repo_id)
 
     # ------------------------------------------------------------------ what the panels ask of the window
     def apply_replacement(self) -> None:
