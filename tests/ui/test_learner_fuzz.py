@@ -13,7 +13,7 @@ One window serves every sequence (a window per sequence would cost more than the
 sequences): each starts from :meth:`LearnerDriver.reset`.  A step costs what the window
 costs: the worker's analysis and the panels' redraw and repaint (0.1-0.6 s per step on
 the shared 2-core build machine, measured), so the default run is sized to about three
-minutes there: ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (12 × 30).
+minutes there with the replays below: ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (10 × 30).
 ``ATTENTION_LAB_FUZZ_SEQUENCES`` / ``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one
 (e.g. 200 × 30 overnight).  The regression tests at the end replay
 the shrunk sequences of the bugs the fuzzer found.
@@ -32,7 +32,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 from attention_lab.ui.learner_checks import FaultTrap, window_problems
 from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver
 
-FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "12"))
+FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "10"))
 FUZZ_STEPS = int(os.environ.get("ATTENTION_LAB_FUZZ_STEPS", "30"))
 
 
