@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 DOCK_NAME = "dock.tour"
 SHORTCUT = "Ctrl+T"  # F1 (HelpContents) is taken by Help › key ideas
 DOCK_WIDTH = 680  # beside the token editor, which keeps the rest of the top strip
-DOCK_HEIGHT = 370  # the top strip's height while the tour is open (the panels below keep ≥ 560)
+DOCK_HEIGHT = 370  # the top strip's height while the tour is open, at most 2/5 of the window's
 SIDE_BY_SIDE_WIDTH = 560  # wider than this, the explanation and the fact sit side by side
 OPEN_ENV = "ATTENTION_LAB_OPEN_TOUR"
 STEP_ENV = "ATTENTION_LAB_TOUR_STEP"
@@ -719,9 +719,11 @@ def _fit(window: QMainWindow, dock: TourDock) -> None:
         return
     width = min(DOCK_WIDTH, max(dock.minimumSizeHint().width(), window.width() * 45 // 100))
     window.resizeDocks([tokens, dock], [max(1, window.width() - width), width], Qt.Orientation.Horizontal)
-    if tokens.height() < DOCK_HEIGHT:
+    # two fifths of a laptop's window at most: the maps below keep the rest (1366×768: 307 px)
+    height = min(DOCK_HEIGHT, window.height() * 2 // 5)
+    if tokens.height() < height:
         dock.top_height_before = tokens.height()
-        window.resizeDocks([dock], [DOCK_HEIGHT], Qt.Orientation.Vertical)
+        window.resizeDocks([dock], [height], Qt.Orientation.Vertical)
 
 
 def _unfit(window: QMainWindow, dock: TourDock) -> None:
