@@ -115,6 +115,10 @@ class _Reporter:
     def start_file(self, name: str, size: int | None) -> None:
         self.file, self.file_done, self.file_size = name, 0, size
         self.emit({"file": name})
+        # at once, not throttled: the previous file's last event was just sent, so a fast first
+        # stretch of this one would otherwise say nothing, and the dialog would go on naming the
+        # previous file while the weights transfer (or stall) -- seen with a server that stalls
+        self.progress(force=True)
 
     def end_file(self) -> None:
         self.before += self.file_size if self.file_size is not None else self.file_done
