@@ -549,6 +549,8 @@ def bench_gui_stalls(spec: str | None, label: str, s: Settings, phases: Sequence
         model = next((r.get("model") for r, _ in runs if r.get("model")), "")
         row.note = (f"median of {len(worst_per_run)} probe run(s)' worst stall (min {min(worst_per_run):.0f}, "
                     f"max {max(worst_per_run):.0f} ms); {model}")
+        if row.tokens:  # (the model's line above counts the default text's tokens)
+            row.note += f"; the long text: {row.tokens} tokens"
         hover = row.details.get("hover_max_stall_ms")
         if hover is not None:
             row.note += f"; mouse sweeping the grid's maps: longest stall {hover:.0f} ms"
