@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 
 import pyqtgraph as pg
-import torch
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -87,8 +86,9 @@ class PortraitPanel(Panel):
         self._state = None
         self._stats: list = []
         self._induction_serial: int | None = None  # the model whose scores are cached or asked for
-        self._induction_scores_serial: int | None = None  # the model the cached scores belong to
-        self._induction: torch.Tensor | None = None  # [L, H]
+        # the scores with the serial of the model they were measured on: a state of another
+        # model (other layer and head counts) never reads them, even before its own arrive
+        self._induction: InductionScores | None = None
         self._induction_error: str | None = None
         self._selected: int | None = None
 
@@ -260,8 +260,7 @@ class PortraitPanel(Panel):
     def show_induction(self, result: InductionScores) -> None:
         if result.model_serial != self._induction_serial:
             return
-        self._induction = result.scores
-        self._induction_scores_serial = result.model_serial
+        self._induction = result
         self._fill()
 
     def show_job_failure(self, kind: str, serial: int, message: str, details: str) -> None:
@@ -274,9 +273,9 @@ class PortraitPanel(Panel):
 
     def induction_for(self, head: int) -> float | None:
         if (self._induction is None or self._state is None
-                or self._induction_scores_serial != model_serial(self._state.model)):
+                or self._induction.model_serial != model_serial(self._state.model)):
             return None  # (scores of the previous model, until this one's arrive: other shapes)
-        return float(self._induction[self._state.layer, head])
+        return float(self._induction.scores[self._state.layer, head])
 
     # ------------------------------------------------------------------ view
     def stats(self) -> list:
