@@ -114,10 +114,9 @@ class _Reporter:
 
     def start_file(self, name: str, size: int | None) -> None:
         self.file, self.file_done, self.file_size = name, 0, size
-        self.emit({"file": name})
-        # at once, not throttled: the previous file's last event was just sent, so a fast first
-        # stretch of this one would otherwise say nothing, and the dialog would go on naming the
-        # previous file while the weights transfer (or stall) -- seen with a server that stalls
+        # at once, not throttled (the event names the file): the previous file's last event was
+        # just sent, so a fast first stretch of this one would otherwise say nothing, and the
+        # dialog would go on naming the previous file while the weights transfer (or stall)
         self.progress(force=True)
 
     def end_file(self) -> None:
