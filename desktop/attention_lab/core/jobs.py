@@ -17,7 +17,6 @@ thread and are never mutated there.  Nothing here imports Qt.
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -78,24 +77,13 @@ def load_and_analyse_job(spec: str, request, *, cancel=None, progress=None):
     return model, (request, state)
 
 
-DOWNLOAD_PROGRESS_EVERY_S = 0.1
-
-
 def download_job(repo_id: str, *, cancel=None, progress=None):
     """Download ``repo_id`` into the Hugging Face cache (an explicit user action);
-    ``progress((done, total, file))`` at most every :data:`DOWNLOAD_PROGRESS_EVERY_S`, on
-    every new file and at the end."""
+    ``progress((done, total, file))`` as the download process reports it (at most every
+    0.1 s, at each file's start and end: :mod:`attention_lab.core.hub_fetch` throttles it)."""
     from attention_lab.core.hub_download import download_model
 
-    last = [0.0, ""]
-
-    def report(done: int, total: int, name: str) -> None:
-        now = time.monotonic()
-        if name != last[1] or now - last[0] >= DOWNLOAD_PROGRESS_EVERY_S or (total and done >= total):
-            last[0], last[1] = now, name
-            if progress is not None:
-                progress((done, total, name))
-
+    report = None if progress is None else (lambda done, total, name: progress((done, total, name)))
     return download_model(repo_id, progress=report, cancel=cancel)
 
 
