@@ -22,8 +22,7 @@ from typing import Callable, Iterable, Iterator, Literal, Sequence
 import torch
 
 from .analysis import _check_ids
-from .jobs import Cancelled
-from .kvbench import Cancel, _cancel_check
+from .jobs import Cancel, Cancelled, cancel_check
 from .lens import ABLATION_MODES, GPT2Lens, HeadAblation
 
 Tensor = torch.Tensor
@@ -216,7 +215,7 @@ def rank_heads(
     cfg = lens.config
     L, H = cfg.n_layer, cfg.n_head
     size = batch or max(1, min(H, TOKENS_PER_BATCH // len(ids)))
-    stop = _cancel_check(cancel)
+    stop = cancel_check(cancel)
     plain = lens(torch.tensor([ids]), allowed=allowed, keep_attentions=False, keep_hidden=True, compute_logits=False)
     assert plain.hidden_states is not None
     baseline = float(_metric(lens, plain.final_hidden, ids, metric, position)[0])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 import numpy as np
 
@@ -31,6 +31,21 @@ MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induct
 
 class Cancelled(Exception):
     """A job noticed its cancel event and stopped (it has no result)."""
+
+
+#: what the core's long computations accept as ``cancel``: an event, or a callable saying "stop"
+Cancel = Union[Callable[[], bool], threading.Event, None]
+
+
+def cancel_check(cancel: Cancel) -> Callable[[], bool]:
+    """``cancel`` as a callable that says whether to stop."""
+    if cancel is None:
+        return lambda: False
+    if isinstance(cancel, threading.Event) or hasattr(cancel, "is_set"):
+        return cancel.is_set  # type: ignore[union-attr]
+    if callable(cancel):
+        return cancel
+    raise TypeError("cancel must be a callable returning bool or a threading.Event")
 
 
 def raise_if_cancelled(cancel: threading.Event | None) -> None:

@@ -29,19 +29,16 @@ GPT-2 small's 124 M parameters rather than the demo model's.
 from __future__ import annotations
 
 import statistics
-import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Literal, Sequence, Union
+from typing import Iterator, Literal, Sequence
 
 import torch
 
-from .jobs import Cancelled
+from .jobs import Cancel, Cancelled, cancel_check
 from .lens import GPT2Lens, KVCache
 
 Mode = Literal["with-cache", "without-cache"]
-Cancel = Union[Callable[[], bool], threading.Event, None]
-
 DEFAULT_REPETITIONS = 3  # with/without interleaved this many times
 TIMING_THREADS = 1
 WARMUP_TOKENS = 4  # untimed tokens of each mode before the timed runs
@@ -96,16 +93,6 @@ class KVResult:
 def cache_size_bytes(lens: GPT2Lens, positions: int, bytes_per_value: int = 4) -> int:
     cfg = lens.config
     return 2 * cfg.n_layer * cfg.n_head * cfg.head_dim * positions * bytes_per_value
-
-
-def _cancel_check(cancel: Cancel) -> Callable[[], bool]:
-    if cancel is None:
-        return lambda: False
-    if isinstance(cancel, threading.Event) or hasattr(cancel, "is_set"):
-        return cancel.is_set  # type: ignore[union-attr]
-    if callable(cancel):
-        return cancel
-    raise TypeError("cancel must be a callable returning bool or a threading.Event")
 
 
 def _full_forward_next(lens: GPT2Lens, ids: list[int]) -> torch.Tensor:
@@ -180,7 +167,7 @@ def kv_benchmark(
         )
     if min(prompt) < 0 or max(prompt) >= lens.config.vocab_size:
         raise ValueError(f"token ids must lie in [0, {lens.config.vocab_size})")
-    cancelled = _cancel_check(cancel)
+    cancelled = cancel_check(cancel)
     if cancelled():
         raise BenchmarkCancelled(f"cancelled after 0 of {new_tokens} tokens (with-cache)")
 

@@ -38,8 +38,7 @@ from typing import Callable, Sequence
 import torch
 
 from .analysis import next_token_candidates, relative_change
-from .jobs import Cancelled
-from .kvbench import Cancel, _cancel_check
+from .jobs import Cancel, Cancelled, cancel_check
 from .lens import GPT2Lens
 
 Tensor = torch.Tensor
@@ -220,7 +219,7 @@ def measure_edits(
     identical inputs comes out bit-for-bit the same: "no change" is an exact 0.0.
     ``cancel`` is checked before each batch; ``progress(edits_done, edits_total)`` after it."""
     ids = [int(t) for t in ids]
-    stop = _cancel_check(cancel)
+    stop = cancel_check(cancel)
     results: list[EditChange] = []
     per_batch = max(1, batch - 1)
     for start in range(0, len(edits), per_batch):
