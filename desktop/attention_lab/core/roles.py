@@ -40,7 +40,7 @@ from typing import Iterable, Mapping, Sequence
 
 import torch
 
-from .analysis import HeadStats, induction_pattern, uniform_causal_entropy
+from .analysis import HeadStats, RoleThresholds, induction_pattern, uniform_causal_entropy
 
 ROLES = ("positional", "previous-token", "sink", "induction")
 LANGUAGES = ("en", "pt_BR")
@@ -52,8 +52,9 @@ class RoleRules:
 
     positional_tolerance: float = 0.4  # |mean distance − 1| ≤ this
     positional_entropy: float = 0.7  # entropy ≤ this × meanᵢ ln(i+1) (a head spreading evenly)
-    previous_token: float = 0.5  # meanᵢ A[i, i−1] ≥ this
-    sink: float = 0.6  # meanᵢ A[i, 0] ≥ this
+    # the same two thresholds as the portrait panel's single-role rule, from one place
+    previous_token: float = RoleThresholds.previous_token  # meanᵢ A[i, i−1] ≥ this
+    sink: float = RoleThresholds.sink  # meanᵢ A[i, 0] ≥ this
     induction: float = 0.2  # induction detector score on a repeated random sequence ≥ this
 
     def as_dict(self) -> dict[str, float]:
