@@ -87,10 +87,10 @@ def test_a_closed_panel_catches_up_when_it_is_opened_again(qtbot, make_window):
     type_text(window, "A different sentence for the closed panel")
     state = wait_state(qtbot, window, lambda s: s.text.startswith("A different"))
     assert "panel.mask" in window.panels_waiting
-    assert mask._state is not state
+    assert mask.state is not state
     window.docks["panel.mask"].toggleViewAction().trigger()  # back into its tab group…
     window.docks["panel.mask"].raise_()  # …and its tab chosen
-    qtbot.waitUntil(lambda: mask._state is state, timeout=STATE_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: mask.state is state, timeout=STATE_TIMEOUT_MS)
     assert "panel.mask" not in window.panels_waiting and mask.isEnabled()
 
 

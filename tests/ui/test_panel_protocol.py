@@ -50,9 +50,10 @@ def test_every_panel_has_one_id_and_a_wiring_entry():
 @pytest.mark.parametrize("panel", CLASSES, indirect=True, ids=lambda cls: cls.__name__)
 def test_shows_a_state_and_says_so(panel, state):
     assert panel.objectName() == f"{panel.panel_id}.widget"
-    assert not panel.has_data()
+    assert not panel.has_data() and panel.state is None
     panel.show_state(state)
     assert panel.has_data()
+    assert panel.state is state  # one attribute name in every panel (the learner checks read it)
 
 
 @pytest.mark.parametrize("panel", CLASSES, indirect=True, ids=lambda cls: cls.__name__)

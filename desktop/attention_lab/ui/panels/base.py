@@ -32,9 +32,22 @@ class Panel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(self.panel_id + ".widget")
+        #: the AnalysisState shown (None until the first one arrives): one name in every panel,
+        #: read by the learner checks and the tests
+        self.state = None
         # a bound slot, not a lambda: Qt drops the connection when the widget is destroyed
         # (a lambda would outlive it and call retranslate() on a deleted widget)
         translator.language_changed.connect(self._language_changed)
+
+    @property
+    def _state(self):
+        """The old name of :attr:`state` in the mask, portrait, KV and shapes panels, kept while
+        branches written against it merge; new code reads ``state``."""
+        return self.state
+
+    @_state.setter
+    def _state(self, value) -> None:
+        self.state = value
 
     @Slot(str)
     def _language_changed(self, _language: str) -> None:

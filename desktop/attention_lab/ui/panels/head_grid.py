@@ -86,7 +86,6 @@ class HeadGridPanel(Panel):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.state = None
         self.head = 0
         self._pending_head: tuple[int, int] | None = None
         self._grid: list[tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = []

@@ -89,7 +89,6 @@ class KVBenchPanel(Panel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._state = None
         self._result = None  # KVResult of the last finished run
         self._result_info: dict | None = None  # model name / prompt of that run
         # what the last run was started from (not the whole state: it would keep an old model alive)
@@ -258,10 +257,10 @@ class KVBenchPanel(Panel):
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
-        return self._state is not None
+        return self.state is not None
 
     def show_state(self, state) -> None:
-        self._state = state
+        self.state = state
         cfg = state.model.lens.config
         room = cfg.n_positions - state.n_tokens
         self._fitting = True  # the box follows the text: not the learner's choice
@@ -317,7 +316,7 @@ class KVBenchPanel(Panel):
 
     def run_benchmark(self) -> bool:
         """Start the benchmark on the current text (only ever on request). False if it can't start."""
-        state = self._state
+        state = self.state
         if state is None or self._running:
             return False
         if not self.is_served(self.benchmark_wanted):
@@ -442,7 +441,7 @@ class KVBenchPanel(Panel):
         self._fill_cache_size()
 
     def _update_controls(self) -> None:
-        can_run = self._state is not None and not self._running and self.is_served(self.benchmark_wanted)
+        can_run = self.state is not None and not self._running and self.is_served(self.benchmark_wanted)
         self.run_button.setEnabled(can_run)
         self.cancel_button.setEnabled(self._running)
         self.new_tokens.setEnabled(not self._running)
@@ -454,7 +453,7 @@ class KVBenchPanel(Panel):
 
     # ------------------------------------------------------------------ texts
     def _fill_texts(self) -> None:
-        state = self._state
+        state = self.state
         if state is None:
             self.explain.setText(tr("kvbench.empty"))
         else:
@@ -484,7 +483,7 @@ class KVBenchPanel(Panel):
 
     def _fill_cache_size(self) -> None:
         """The cache's size with its formula: for the finished run, or the one Run would start."""
-        state = self._state
+        state = self.state
         if self._result is None and state is None:
             self._result_labels["cache_size"].setText("—")
             return
@@ -511,11 +510,11 @@ class KVBenchPanel(Panel):
                 size=f"{size:,} B ({fmt_bytes(size)})",
             )
         )
-        if self._state is not None:
-            self.explain.setText(tr("kvbench.explain", new=self.new_tokens.value(), n=self._state.n_tokens))
+        if self.state is not None:
+            self.explain.setText(tr("kvbench.explain", new=self.new_tokens.value(), n=self.state.n_tokens))
 
     def _fill_generated(self, new_ids: list[int]) -> None:
-        source = self._bench or (BenchPrompt.from_state(self._state) if self._state is not None else None)
+        source = self._bench or (BenchPrompt.from_state(self.state) if self.state is not None else None)
         if source is None:
             self.generated.clear()
             return
@@ -540,13 +539,13 @@ class KVBenchPanel(Panel):
 
     def stability(self):
         """The KVStability for the current state (None while computing or stale)."""
-        if self._state is None or self._stability_key != text_key(self._state):
+        if self.state is None or self._stability_key != text_key(self.state):
             return None
         return self._stability
 
     def _request_stability(self) -> None:
         """Compute K/V stability for the current text when its tab is on screen (cheap: 4 passes)."""
-        state = self._state
+        state = self.state
         if state is None or not self.is_served(self.stability_wanted) or not self.stability_tab.isVisible():
             return
         key = text_key(state)
@@ -585,7 +584,7 @@ class KVBenchPanel(Panel):
         what_text = tr("kvstab.keys") if what == "keys" else tr("kvstab.values")
         set_title(self.stab_plots["causal"], tr("kvstab.causal", what=what_text))
         set_title(self.stab_plots["bidirectional"], tr("kvstab.bidirectional", what=what_text))
-        result, state = self.stability(), self._state
+        result, state = self.stability(), self.state
         if result is None or state is None:
             for image in self.stab_images.values():
                 image.clear()

@@ -50,7 +50,6 @@ class LeakagePanel(Panel):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.state = None
         self._resolver = None
         self._rendered = False
         self.shown_causal = np.zeros(0)

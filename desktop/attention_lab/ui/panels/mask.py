@@ -80,7 +80,6 @@ class MaskPanel(Panel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._state = None
         self._result: MaskModes | None = None
         self._pending_key: tuple | None = None
         self._error: str | None = None
@@ -193,10 +192,10 @@ class MaskPanel(Panel):
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
-        return self._state is not None and self.grid_image.image is not None
+        return self.state is not None and self.grid_image.image is not None
 
     def show_state(self, state) -> None:
-        self._state = state
+        self.state = state
         self.explain.setText(tr("mask.explain"))
         self._fill_grid()
         self._fill_ascii_choices()
@@ -220,7 +219,7 @@ class MaskPanel(Panel):
         ):
             plot.getPlotItem().setLabel("left", tr(y_key))
             plot.getPlotItem().setLabel("bottom", tr(x_key))
-        if self._state is None:
+        if self.state is None:
             self.explain.setText(tr("mask.empty"))
         else:
             self.explain.setText(tr("mask.explain"))
@@ -240,7 +239,7 @@ class MaskPanel(Panel):
         self.mode_choice.setCurrentIndex(MODES.index(MaskMode.parse(mode).value))
 
     def _fill_grid(self) -> None:
-        state = self._state
+        state = self.state
         if state is None:
             return
         n = state.n_tokens
@@ -256,7 +255,7 @@ class MaskPanel(Panel):
         self._cell_texts.show(cells)
 
     def _fill_ascii_choices(self) -> None:
-        state = self._state
+        state = self.state
         keep = self.ascii_choice.currentIndex()
         self.ascii_choice.blockSignals(True)
         self.ascii_choice.clear()
@@ -271,7 +270,7 @@ class MaskPanel(Panel):
     def _fill_ascii(self, *_args) -> None:
         from attention_lab.core.analysis import ascii_mask
 
-        state = self._state
+        state = self.state
         if state is None:
             self.ascii_view.setPlainText("")
             return
@@ -290,7 +289,7 @@ class MaskPanel(Panel):
 
     # ------------------------------------------------------------------ the modes (worker)
     def _request_modes(self) -> None:
-        state = self._state
+        state = self.state
         if state is None or not self.is_served(self.modes_wanted) or not self.isVisible():
             return
         key = edit_key(state)
@@ -320,7 +319,7 @@ class MaskPanel(Panel):
 
     def mode_details(self) -> dict[str, ModeDetail] | None:
         """The measured modes for the current state (None while computing or stale)."""
-        if self._result is None or self._state is None or self._result.key != edit_key(self._state):
+        if self._result is None or self.state is None or self._result.key != edit_key(self.state):
             return None
         return self._result.details
 
@@ -330,7 +329,7 @@ class MaskPanel(Panel):
 
     # ------------------------------------------------------------------ the comparison
     def _fill_why(self) -> None:
-        state = self._state
+        state = self.state
         details = self.mode_details()
         if state is not None:
             tokens = state.tokens
@@ -386,7 +385,7 @@ class MaskPanel(Panel):
         name = tr(f"mask.mode.{mode}")
         set_title(self.sums_plot.getPlotItem(), tr("mask.rowsums.title"))
         set_title(self.leak_plot.getPlotItem(), tr("mask.leak.title"))
-        state = self._state
+        state = self.state
         if details is None or state is None:
             self.sums_bars.setOpts(x=[], height=[])
             self.sums_spread.setData(x=np.array([]), y=np.array([]), top=np.array([]), bottom=np.array([]))
@@ -465,4 +464,4 @@ class MaskPanel(Panel):
         return header, rows
 
     def plot_for_export(self):
-        return self.grid_plot.getPlotItem() if self._state is not None else None
+        return self.grid_plot.getPlotItem() if self.state is not None else None

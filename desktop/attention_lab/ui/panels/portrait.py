@@ -83,7 +83,6 @@ class PortraitPanel(Panel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._state = None
         self._stats: list = []
         self._induction_serial: int | None = None  # the model whose scores are cached or asked for
         # the scores with the serial of the model they were measured on: a state of another
@@ -176,7 +175,7 @@ class PortraitPanel(Panel):
 
     # ------------------------------------------------------------------ wiring
     def session_ready(self) -> None:
-        if self._state is not None:
+        if self.state is not None:
             self._ensure_induction()
 
     def shutdown(self) -> None:
@@ -185,10 +184,10 @@ class PortraitPanel(Panel):
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
-        return self._state is not None and (self.table.rowCount() > 0 or self._state.n_tokens < 2)
+        return self.state is not None and (self.table.rowCount() > 0 or self.state.n_tokens < 2)
 
     def show_state(self, state) -> None:
-        self._state = state
+        self.state = state
         self._recompute_roles()
         self._ensure_induction()
 
@@ -231,7 +230,7 @@ class PortraitPanel(Panel):
         self._on_thresholds_changed()
 
     def _on_thresholds_changed(self, *_args) -> None:
-        if self._state is not None:
+        if self.state is not None:
             self._recompute_roles()
 
     def _recompute_roles(self) -> None:
@@ -239,7 +238,7 @@ class PortraitPanel(Panel):
         the analysis (measured on the worker), so this is a few comparisons per head."""
         from attention_lab.core.analysis import with_roles
 
-        state = self._state
+        state = self.state
         if state.n_tokens < 2:  # row 0 of a causal map is always [1, 0, …]: nothing to portray
             self._stats = []
         else:
@@ -248,7 +247,7 @@ class PortraitPanel(Panel):
 
     # ------------------------------------------------------------------ induction (worker, once per model)
     def _ensure_induction(self) -> None:
-        model = self._state.model
+        model = self.state.model
         serial = model_serial(model)
         if self._induction_serial == serial or not self.is_served(self.induction_wanted):
             return  # cached or asked for, or asked for when the session is connected
@@ -272,10 +271,10 @@ class PortraitPanel(Panel):
         self.error_raised.emit(tr("portrait.induction.failed", message=message), details)
 
     def induction_for(self, head: int) -> float | None:
-        if (self._induction is None or self._state is None
-                or self._induction.model_serial != model_serial(self._state.model)):
+        if (self._induction is None or self.state is None
+                or self._induction.model_serial != model_serial(self.state.model)):
             return None  # (scores of the previous model, until this one's arrive: other shapes)
-        return float(self._induction.scores[self._state.layer, head])
+        return float(self._induction.scores[self.state.layer, head])
 
     # ------------------------------------------------------------------ view
     def stats(self) -> list:
@@ -283,11 +282,11 @@ class PortraitPanel(Panel):
         return list(self._stats)
 
     def _fill(self) -> None:
-        if self._state is None:
+        if self.state is None:
             self.explain.setText(tr("portrait.empty"))
             self.note.setText("")
             return
-        state = self._state
+        state = self.state
         if not self._stats:
             self.explain.setText(tr("portrait.too_short"))
         else:
@@ -396,7 +395,7 @@ class PortraitPanel(Panel):
     # ------------------------------------------------------------------ selection
     def select_head(self, head: int) -> None:
         """Mark ``head`` here and tell the window (which opens it in the head grid)."""
-        if self._state is None:
+        if self.state is None:
             return
         self._selected = head
         self._update_selection_ring()
@@ -407,7 +406,7 @@ class PortraitPanel(Panel):
                 self.table.selectRow(row)
                 self.table.blockSignals(False)
                 break
-        self.head_selected.emit(self._state.layer, head)
+        self.head_selected.emit(self.state.layer, head)
 
     def _on_cell_clicked(self, row: int, _col: int) -> None:
         item = self.table.item(row, 0)

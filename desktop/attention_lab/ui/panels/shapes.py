@@ -82,7 +82,6 @@ class ShapesPanel(Panel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._state = None
         self.explain = explanation_label()
 
         self.table = QTableWidget(0, 3)
@@ -136,10 +135,10 @@ class ShapesPanel(Panel):
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
-        return self._state is not None and self.table.rowCount() > 0
+        return self.state is not None and self.table.rowCount() > 0
 
     def show_state(self, state) -> None:
-        self._state = state
+        self.state = state
         self._fill()
 
     def retranslate(self) -> None:
@@ -149,10 +148,10 @@ class ShapesPanel(Panel):
 
     # ------------------------------------------------------------------ filling
     def _numbers(self) -> dict:
-        cfg = self._state.model.lens.config
+        cfg = self.state.model.lens.config
         return dict(
-            model=self._state.model.name,
-            n=self._state.n_tokens,
+            model=self.state.model.name,
+            n=self.state.n_tokens,
             heads=cfg.n_head,
             dk=cfg.head_dim,
             d=cfg.n_embd,
@@ -160,7 +159,7 @@ class ShapesPanel(Panel):
         )
 
     def _fill(self) -> None:
-        if self._state is None:
+        if self.state is None:
             self.explain.setText(tr("shapes.empty"))
             self.table.setRowCount(0)
             self.cost_table.setRowCount(0)
@@ -169,7 +168,7 @@ class ShapesPanel(Panel):
             return
         nums = self._numbers()
         self.explain.setText(tr("shapes.explain", **nums))
-        rows = list(self._state.shapes)
+        rows = list(self.state.shapes)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             key = f"shapes.note.{row.name}"
@@ -247,10 +246,10 @@ class ShapesPanel(Panel):
 
     def table_for_export(self):
         """The shape table, then the cost comparison (CSV export)."""
-        if self._state is None:
+        if self.state is None:
             return None
         header = ["step", "shape", "note"]
-        rows = [[row.name, format_shape(row.shape), row.note] for row in self._state.shapes]
+        rows = [[row.name, format_shape(row.shape), row.note] for row in self.state.shapes]
         multi, single, multiplied = self.cost_numbers()
         for label, cost in (("cost: heads x d_k", multi), ("cost: 1 head x d", single), ("cost: heads x d", multiplied)):
             rows.append([label, f"({cost.heads}, {cost.head_dim})", f"attention parameters per layer: {cost.per_layer}"])
@@ -259,7 +258,7 @@ class ShapesPanel(Panel):
 
     def cost_numbers(self) -> tuple[HeadCost, HeadCost, HeadCost] | None:
         """The three costs shown (for the tour and the tests), or None before a state."""
-        if self._state is None:
+        if self.state is None:
             return None
-        cfg = self._state.model.lens.config
+        cfg = self.state.model.lens.config
         return head_costs(cfg.n_embd, cfg.n_head)

@@ -238,7 +238,6 @@ class TokenEditorPanel(Panel):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.state = None
         self._resolver = None
         self.explain = explanation_label(self)
         # two lines at most when squeezed: a word-wrapped label otherwise asks for the
