@@ -99,3 +99,32 @@ def test_shuts_down_and_stays_usable(panel, state):
     panel.shutdown()  # twice: the window's close and a test's teardown
     panel.show_state(state)
     assert panel.has_data()
+
+
+def _map_plots(panel) -> list:
+    """Every plot of the panel that holds an image (a map), colour bars aside."""
+    import pyqtgraph as pg
+
+    plots = []
+    for view in panel.findChildren(pg.GraphicsView):
+        for item in view.scene().items():
+            if isinstance(item, pg.PlotItem) and not isinstance(item, pg.ColorBarItem):
+                if any(isinstance(child, pg.ImageItem) for child in item.items):
+                    plots.append(item)
+    return plots
+
+
+@pytest.mark.parametrize("panel", CLASSES, indirect=True, ids=lambda cls: cls.__name__)
+def test_map_plots_never_auto_range(panel, state):
+    """A map's range is always set by its panel (0 … n); auto-range left on measured all
+    the plot's items on every item added and every range set (140 ms for the enlarged head).
+    Checked when the panel is built and after it showed a state (the head grid builds its
+    plots for the model's head count)."""
+    before = _map_plots(panel)
+    for plot in before:
+        assert plot.getViewBox().state["autoRange"] == [False, False], plot
+    panel.show_state(state)
+    for plot in _map_plots(panel):
+        assert plot.getViewBox().state["autoRange"] == [False, False], plot
+    if panel.panel_id in (PanelId.HEAD_GRID, PanelId.LEAKAGE, PanelId.MASK, PanelId.KVBENCH):
+        assert _map_plots(panel), "a panel with maps: the check above must have seen them"

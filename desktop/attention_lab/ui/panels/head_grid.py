@@ -33,6 +33,7 @@ from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- regist
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import (
+    configure_map_plot,
     HeatImage,
     colormap,
     fit_token_ticks,
@@ -41,7 +42,7 @@ from attention_lab.ui.panels.heatmap_kit import (
     overlay_item,
 )
 from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
-from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis
+from attention_lab.ui.panels.plot_setters import set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis
 from attention_lab.core.pooling import pool_factor, pooled_for
 
 
@@ -49,18 +50,6 @@ METRICS = ("mean_distance", "entropy", "sink_mass", "previous_token", "current_t
 CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many tokens
 ONE_MODE, SIDE_BY_SIDE = "mode", "side_by_side"
 VIEWS = (ONE_MODE, SIDE_BY_SIDE)  # the enlarged head's views, in the combo box's order
-
-
-def _configure_map(plot: pg.PlotItem) -> None:
-    plot.hideButtons()
-    plain_axes(plot)
-    vb = plot.getViewBox()
-    vb.invertY(True)
-    vb.setMouseEnabled(x=False, y=False)
-    vb.setDefaultPadding(0.0)
-    # the range is always set explicitly (0 … n): with auto-range on, every item added and
-    # every range set first measured all the plot's items (140 ms for the enlarged head)
-    vb.disableAutoRange()
 
 
 def _fix_token_axis_width(plot: pg.PlotItem) -> None:
@@ -176,11 +165,7 @@ class HeadGridPanel(Panel):
         self.overview_view = pg.GraphicsLayoutWidget(overview_page)
         self.overview_view.setBackground("w")
         self.overview_plot = self.overview_view.addPlot(row=0, col=0, enableMenu=False)
-        self.overview_plot.hideButtons()
-        plain_axes(self.overview_plot)
-        ovb = self.overview_plot.getViewBox()
-        ovb.invertY(True)
-        ovb.setMouseEnabled(x=False, y=False)
+        configure_map_plot(self.overview_plot)
         self.overview_image = HeatImage("overview", self._overview_hover, self._overview_click)
         self.overview_plot.addItem(self.overview_image)
         self.overview_marker = pg.QtWidgets.QGraphicsRectItem()
@@ -338,7 +323,7 @@ class HeadGridPanel(Panel):
         for h in range(heads):
             r, c = divmod(h, cols)
             plot = self.grid_view.addPlot(row=r, col=c + 1, enableMenu=False)
-            _configure_map(plot)
+            configure_map_plot(plot)
             if c == 0:  # the only column with token labels on the left
                 _fix_token_axis_width(plot)
             image = HeatImage(h, self._grid_hover, self._grid_click)
@@ -416,7 +401,7 @@ class HeadGridPanel(Panel):
         self._head_plots = []
         for col in range(count):
             plot = self.head_view.addPlot(row=0, col=col, enableMenu=False)
-            _configure_map(plot)
+            configure_map_plot(plot)
             _fix_token_axis_width(plot)
             image = HeatImage(("head", True), self._head_hover, None)
             plot.addItem(image)

@@ -3,7 +3,9 @@
 * :class:`HeatImage`: an ``ImageItem`` that reports the cell under the mouse and clicks;
 * :func:`hatch_overlay`: an RGBA image that hatches the cells of a boolean mask (the
   forbidden future under the causal mask, or exact zeros), drawn above the heatmap;
-* :func:`grid_shape`: rows × columns for H small multiples (3 × 4 for 12 heads).
+* :func:`grid_shape`: rows × columns for H small multiples (3 × 4 for 12 heads);
+* :func:`configure_map_plot`: the set-up of every plot that holds a token or layer map
+  (the head grid's, the leakage and KV-stability maps, the mask's grid).
 """
 
 from __future__ import annotations
@@ -17,9 +19,26 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 
 from attention_lab.core.lens import future_mask
-from attention_lab.ui.panels.plot_setters import set_ticks
+from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks
 
 CMAP = "viridis"
+
+
+def configure_map_plot(plot: pg.PlotItem) -> None:
+    """A plot for a map with rows top to bottom (queries, layers), fixed by its panel: no
+    buttons, no SI prefixes, no mouse panning, no padding and no auto-range.
+
+    The panels always set the range themselves (0 … n, with ``set_view_range``): with
+    auto-range on, every item added and every range set first measured all the plot's
+    items (140 ms for the enlarged head; ``tests/ui/test_panel_protocol.py`` checks every
+    panel's map plots)."""
+    plot.hideButtons()
+    plain_axes(plot)
+    vb = plot.getViewBox()
+    vb.invertY(True)
+    vb.setMouseEnabled(x=False, y=False)
+    vb.setDefaultPadding(0.0)
+    vb.disableAutoRange()
 
 
 class HeatImage(pg.ImageItem):

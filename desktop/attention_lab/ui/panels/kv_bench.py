@@ -48,8 +48,8 @@ from attention_lab.ui.panels.panel_kit import (
     fmt_number,
     make_plot,
 )
-from attention_lab.ui.panels.heatmap_kit import fit_token_ticks
-from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_ticks, set_title, set_view_range, show_grid
+from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ticks
+from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range, show_grid
 
 LIVE_REDRAW_MS = 100
 DEFAULT_NEW_TOKENS = 50
@@ -217,13 +217,9 @@ class KVBenchPanel(Panel):
         self.stab_images = {}
         for col, mode in enumerate(("causal", "bidirectional")):
             plot = self.stab_view.addPlot(row=0, col=col, enableMenu=False)
-            plot.hideButtons()
-            plain_axes(plot)
+            configure_map_plot(plot)
             image = pg.ImageItem(axisOrder="row-major")
             plot.addItem(image)
-            vb = plot.getViewBox()
-            vb.invertY(True)
-            vb.setMouseEnabled(x=False, y=False)
             self.stab_plots[mode] = plot
             self.stab_images[mode] = image
         self.stab_cmap = pg.ColorMap([0.0, 0.35, 1.0], [(255, 255, 255), (253, 141, 60), (127, 0, 0)])

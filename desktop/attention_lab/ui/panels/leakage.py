@@ -26,7 +26,7 @@ from attention_lab.ui.i18n import tr
 from attention_lab.ui.strings import leakage as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.heatmap_kit import HeatImage, fit_token_ticks, hatch_overlay, overlay_item
+from attention_lab.ui.panels.heatmap_kit import HeatImage, configure_map_plot, fit_token_ticks, hatch_overlay, overlay_item
 from attention_lab.ui.panels.panel_kit import TextPool, explanation_label
 from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks, set_view_range, show_grid
 
@@ -113,11 +113,7 @@ class LeakagePanel(Panel):
         self._heat: dict[bool, tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = {}
         for col, causal in enumerate((True, False)):
             plot = self.layers_view.addPlot(row=0, col=col, enableMenu=False)
-            plot.hideButtons()
-            plain_axes(plot)
-            vb = plot.getViewBox()
-            vb.invertY(True)
-            vb.setMouseEnabled(x=False, y=False)
+            configure_map_plot(plot)
             image = HeatImage(causal, self._cell_hover, None)
             over = overlay_item()
             plot.addItem(image)

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-from attention_lab.ui.panels.heatmap_kit import fit_token_ticks  # the head grid's: as many labels as fit
+from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ticks  # the head grid's: as many labels as fit
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_view_range
 
 # ---------------------------------------------------------------------------- labels
@@ -140,12 +140,10 @@ def make_plot(parent=None, *, background: str = "w") -> pg.PlotWidget:
 
 def setup_token_heatmap(plot: pg.PlotWidget) -> pg.ImageItem:
     """An ImageItem whose rows are queries (top to bottom) and columns keys (left to right)."""
+    configure_map_plot(plot.getPlotItem())
     item = pg.ImageItem(axisOrder="row-major")
     plot.addItem(item)
-    vb = plot.getPlotItem().getViewBox()
-    vb.invertY(True)
-    vb.setAspectLocked(False)
-    vb.setMouseEnabled(x=False, y=False)
+    plot.getPlotItem().getViewBox().setAspectLocked(False)
     plot.getPlotItem().showAxis("top")
     plot.getPlotItem().hideAxis("bottom")
     return item
