@@ -616,3 +616,21 @@ def test_download_progress_does_not_run_the_event_loop(qtbot, make_window, monke
     assert dialog.value() == 500
     qtbot.waitUntil(lambda: bool(finished))
     assert window.downloads.dialog is None
+
+
+def test_closing_the_window_shuts_every_built_panel_down(qtbot, make_window):
+    """The window's close is what calls each panel's ``shutdown()`` (a result still on its
+    way is then not drawn, a running benchmark is cancelled), once, for every panel built."""
+    from attention_lab.ui.panels.ids import PanelId
+
+    window = make_window()
+    wait_state(qtbot, window)
+    for panel_id in PanelId:
+        window.panel(panel_id)  # built now, each of them
+    calls: list[PanelId] = []
+    for panel_id, panel in window.panels.items():
+        original = panel.shutdown
+        panel.shutdown = lambda pid=panel_id, run=original: (calls.append(pid), run())
+    window.close()
+    assert sorted(calls) == sorted(PanelId)
+    assert not window.worker.thread.is_alive()
