@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 
-from attention_lab.core.lab import SEED_TEXT
+from attention_lab.core.lab import SEED_TEXT, SEED_TEXTS
 from attention_lab.ui.errors import ErrorDialog
 from attention_lab.ui.main_window import MainWindow
 
@@ -428,6 +428,30 @@ def test_language_switch_changes_visible_strings(qtbot, make_window):
     assert window.panel("panel.token_editor").explain.text().startswith("<b>O GPT-2")
     window.menus.language_actions["en"].trigger()
     assert window.menus.file_menu.title() == "&File" and "exactly 0" in leak.summary.text()
+
+
+
+def test_the_default_sentence_follows_the_language_until_the_learner_types(qtbot, make_window, isolated_settings):
+    """The Portuguese interface starts on the Portuguese chapter's sentence; switching the language swaps an
+    untouched default (and analyses it), never the learner's own text."""
+    portuguese = SEED_TEXTS["pt_BR"]
+    assert portuguese == "O cachorro grande mordeu o carteiro ontem"
+    window = make_window()
+    wait_state(qtbot, window, lambda s: s.text == SEED_TEXT)
+    window.set_language("pt_BR")
+    wait_state(qtbot, window, lambda s: s.text == portuguese)
+    assert window.panel("panel.token_editor").text() == portuguese
+    type_text(window, "Meu próprio texto")
+    wait_state(qtbot, window, lambda s: s.text == "Meu próprio texto")
+    window.set_language("en")
+    assert window.panel("panel.token_editor").text() == "Meu próprio texto"
+    assert window.session.text == "Meu próprio texto"
+    window.close()
+
+    isolated_settings.remove("text")
+    again = make_window(language="pt_BR")
+    assert again.session.text == portuguese  # chosen before the first analysis, not swapped after it
+    assert wait_state(qtbot, again).text == portuguese
 
 
 # ---------------------------------------------------------------------------- export

@@ -20,6 +20,18 @@ from .lens import GPT2Config
 from .lab_masks_knockout import ablation_section, mask_section, parse_lab_options, render_sections
 
 SEED_TEXT = "The big dog bit the mailman yesterday"
+# The chapter's sentence in each edition's language: the text a learner starts from.
+SEED_TEXTS = {"en": SEED_TEXT, "pt_BR": "O cachorro grande mordeu o carteiro ontem"}
+
+
+def seed_text_for(language: str, text: str = "") -> str:
+    """``text`` if it is the learner's own; the chapter's sentence in ``language`` if ``text`` is empty or
+    still the sentence of another language (so switching the language swaps only an untouched default)."""
+    if text and text not in SEED_TEXTS.values():
+        return text
+    return SEED_TEXTS.get(language, SEED_TEXT)
+
+
 MAX_SHOWN_TOKENS = 16  # the text rendering prints at most this many rows/columns of a map
 MAP_DECIMALS = 6  # attention maps in the JSON are rounded (they can be H×n×n big)
 CHAPTER = GPT2Config()  # the chapter's numbers are GPT-2 small's: 768 = 12 × 64

@@ -95,10 +95,14 @@ class MainWindow(QMainWindow):
         )
 
         self.reader.restore_inputs(self.session)
+        requested_language = language or self.reader.read_str("language", system_language())
+        if requested_language not in LANGUAGES:
+            self.reader.problem("language")
+            requested_language = system_language()
         if autostart:
             # the worker reads the model and analyses the text while this thread builds the
             # panels (0.1 s + the analysis, of every start-up)
-            self._start_text()
+            self._start_text(requested_language)  # the default sentence in the language about to be set
             self._begin_loading(model_spec)
         self.dock_layout = Docks(self, self._dock_shown)
         self.docks = self.dock_layout.docks
@@ -115,10 +119,6 @@ class MainWindow(QMainWindow):
         self.downloads = dialogs.DownloadProgress(self, self.session, self.statusBar().showMessage)
         self._connect()
 
-        requested_language = language or self.reader.read_str("language", system_language())
-        if requested_language not in LANGUAGES:
-            self.reader.problem("language")
-            requested_language = system_language()
         if translator.language != requested_language:
             translator.set_language(requested_language)
         else:
@@ -187,11 +187,10 @@ class MainWindow(QMainWindow):
         self._startup_spec = spec
         self.session.load_model(spec, analyse_along=True)
 
-    def _start_text(self) -> None:
-        from attention_lab.core.lab import SEED_TEXT
+    def _start_text(self, language: str | None = None) -> None:
+        from attention_lab.core.lab import seed_text_for
 
-        if not self.session.text:
-            self.session.text = SEED_TEXT
+        self.session.text = seed_text_for(language or translator.language, self.session.text)
         self.text_panel_set(self.session.text)
 
     def text_panel_set(self, text: str) -> None:

@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.ui.i18n import tr
+from attention_lab.core.lab import seed_text_for
+from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -353,6 +354,9 @@ class TokenEditorPanel(Panel):
         self.word.setPlaceholderText(tr("token_editor.word_placeholder"))
         self.use_word.setText(tr("token_editor.use_word"))
         self.apply.setText(tr("token_editor.apply"))
+        shown = self.editor.toPlainText()
+        if shown and seed_text_for(translator.language, shown) != shown:  # an untouched default follows the
+            self.editor.setPlainText(seed_text_for(translator.language, shown))  # language, and is analysed
         if self.state is not None:
             self.show_state(self.state)
             self.chips.relayout()  # the cut marker's words changed width

@@ -13,8 +13,8 @@ register(
             "With the causal mask the future (hatched) gets −∞ before the softmax, so its weight is exactly 0. "
             "Click a head to enlarge it.",
             "pt_BR": "<b>Multi-head: dividir, não multiplicar.</b> A camada {layer} divide as suas {d} dimensões em "
-            "{heads} cabeças de {dk}; cada cabeça faz o seu próprio mapa. Linha = <b>query</b> (destino: o token "
-            "que olha), coluna = <b>key</b> (origem: o token olhado); cada linha soma 1. "
+            "{heads} cabeças de {dk}; cada cabeça faz o seu próprio mapa. Linha = <b>consulta</b> (destino: o token "
+            "que olha), coluna = <b>chave</b> (origem: o token olhado); cada linha soma 1. "
             "Com a máscara causal o futuro (hachurado) recebe −∞ antes do softmax, então o peso é exatamente 0. "
             "Clique numa cabeça para ampliá-la.",
         },
@@ -34,8 +34,8 @@ register(
             "pt_BR": "lado a lado: causal | bidirecional",
         },
         "head_grid.back": {"en": "Back to the grid", "pt_BR": "Voltar à grade"},
-        "head_grid.query_axis": {"en": "query (destination) ↓", "pt_BR": "query (destino) ↓"},
-        "head_grid.key_axis": {"en": "key (source) →", "pt_BR": "key (origem) →"},
+        "head_grid.query_axis": {"en": "query (destination) ↓", "pt_BR": "consulta (destino) ↓"},
+        "head_grid.key_axis": {"en": "key (source) →", "pt_BR": "chave (origem) →"},
         "head_grid.weight": {"en": "weight", "pt_BR": "peso"},
         "head_grid.pooled": {
             "en": "each pixel: the largest weight of {pool} × {pool} cells (open one head for every cell)",
@@ -43,19 +43,19 @@ register(
         },
         "head_grid.hover": {
             "en": "{head}: “{q}” (query {qi}) → “{k}” (key {ki}): {w}",
-            "pt_BR": "{head}: “{q}” (query {qi}) → “{k}” (key {ki}): {w}",
+            "pt_BR": "{head}: “{q}” (consulta {qi}) → “{k}” (chave {ki}): {w}",
         },
         "head_grid.masked": {"en": "0 (masked: the future)", "pt_BR": "0 (mascarado: o futuro)"},
         "head_grid.hover_hint": {
             "en": "Hover a cell to read “query → key: weight”.",
-            "pt_BR": "Passe o mouse numa célula para ler “query → key: peso”.",
+            "pt_BR": "Passe o mouse numa célula para ler “consulta → chave: peso”.",
         },
         "head_grid.mode.causal": {"en": "causal", "pt_BR": "causal"},
         "head_grid.mode.bidirectional": {"en": "bidirectional", "pt_BR": "bidirecional"},
         "head_grid.metric": {"en": "Colour by", "pt_BR": "Colorir por"},
         "head_grid.metric.mean_distance": {"en": "mean distance", "pt_BR": "distância média"},
         "head_grid.metric.entropy": {"en": "entropy", "pt_BR": "entropia"},
-        "head_grid.metric.sink_mass": {"en": "sink mass (weight on token 0)", "pt_BR": "massa no sumidouro (peso no token 0)"},
+        "head_grid.metric.sink_mass": {"en": "sink mass (weight on token 0)", "pt_BR": "massa na vala (peso no token 0)"},
         "head_grid.metric.previous_token": {"en": "previous-token score", "pt_BR": "pontuação de token anterior"},
         "head_grid.metric.current_token": {"en": "current-token score", "pt_BR": "pontuação de token atual"},
         "head_grid.overview_explain": {
@@ -63,8 +63,8 @@ register(
             "distance ≈ 1; “sink” heads put almost everything on token 0 (low entropy, high sink mass). "
             "Click a head to open it.",
             "pt_BR": "Todas as cabeças de todas as camadas (causal), coloridas por uma métrica. Cabeças posicionais "
-            "têm distância média ≈ 1; cabeças “sumidouro” põem quase tudo no token 0 (entropia baixa, massa no "
-            "sumidouro alta). Clique numa cabeça para abri-la.",
+            "têm distância média ≈ 1; cabeças “vala” põem quase tudo no token 0 (entropia baixa, massa na "
+            "vala alta). Clique numa cabeça para abri-la.",
         },
         "head_grid.overview_hover": {
             "en": "layer {layer} · head {head}: {metric} = {value} (role: {role})",

@@ -40,7 +40,7 @@ register(
             "a mudança das posições anteriores quando #{pos} “{old}” vira “{new}”.",
         },
         "mask.mode": {"en": "Mask mode", "pt_BR": "Modo da máscara"},
-        "mask.mode.-inf": {"en": "−∞ (the textbook choice)", "pt_BR": "−∞ (a escolha do livro)"},
+        "mask.mode.-inf": {"en": "−∞ (the textbook choice)", "pt_BR": "−∞ (a escolha clássica)"},
         "mask.mode.finfo.min": {"en": "finfo.min (what transformers uses)", "pt_BR": "finfo.min (o que o transformers usa)"},
         "mask.mode.-1e9": {"en": "−1e9 (a very negative number)", "pt_BR": "−1e9 (um número muito negativo)"},
         "mask.mode.zero-score": {"en": "zero the score", "pt_BR": "zerar a pontuação"},

@@ -2,6 +2,7 @@
 chapter's Portuguese edition).  Imported by ``ui/panels/portrait.py`` for its registrations."""
 
 from attention_lab.ui.i18n import register
+from attention_lab.ui.strings.glossary import pt
 
 register(
     {
@@ -15,7 +16,7 @@ register(
             "pt_BR": "<b>Passo 4: retrato das {heads} cabeças da camada {layer}.</b> Ninguém atribui papéis: eles "
             "emergem do treino. Para cada cabeça, a <i>distância média</i> para trás que ela olha (≈ 1: uma cabeça "
             "posicional, do token anterior), a <i>entropia</i> da sua distribuição (baixa: foca; alta: espalha o "
-            "orçamento) e a <i>massa no sink</i>, o token 0 (uma cabeça \"sink\" estaciona quase tudo ali). "
+            "orçamento) e a <i>massa na vala</i>, o token 0 (uma cabeça “vala” estaciona quase tudo ali). "
             "Clique numa cabeça para abri-la na grade de cabeças.",
         },
         "portrait.empty": {
@@ -31,7 +32,7 @@ register(
         "portrait.col.head": {"en": "Head", "pt_BR": "Cabeça"},
         "portrait.col.mean_distance": {"en": "Mean distance", "pt_BR": "Distância média"},
         "portrait.col.entropy": {"en": "Entropy", "pt_BR": "Entropia"},
-        "portrait.col.sink_mass": {"en": "Sink mass", "pt_BR": "Massa no sink"},
+        "portrait.col.sink_mass": {"en": "Sink mass", "pt_BR": "Massa na vala"},
         "portrait.col.previous_token": {"en": "Previous-token", "pt_BR": "Token anterior"},
         "portrait.col.induction": {"en": "Induction", "pt_BR": "Indução"},
         "portrait.col.role": {"en": "Role", "pt_BR": "Papel"},
@@ -50,7 +51,7 @@ register(
             "pt_BR": "Indução: numa sequência aleatória repetida duas vezes, o peso que a cabeça dá ao token logo "
             "depois da cópia anterior do token atual (calculado uma vez por modelo).",
         },
-        "portrait.threshold.sink": {"en": "sink: mass on token 0 ≥", "pt_BR": "sink: massa no token 0 ≥"},
+        "portrait.threshold.sink": {"en": "sink: mass on token 0 ≥", "pt_BR": "vala: massa no token 0 ≥"},
         "portrait.threshold.previous_token": {
             "en": "previous-token: weight on i−1 ≥",
             "pt_BR": "token anterior: peso em i−1 ≥",
@@ -64,7 +65,7 @@ register(
             "pt_BR": "ampla: entropia ≥ × uniforme",
         },
         "portrait.role.previous-token": {"en": "previous-token", "pt_BR": "token anterior"},
-        "portrait.role.sink": {"en": "sink", "pt_BR": "sink"},
+        "portrait.role.sink": {"en": "sink", "pt_BR": pt("sink")},
         "portrait.role.current-token": {"en": "current-token", "pt_BR": "token atual"},
         "portrait.role.self": {"en": "self", "pt_BR": "si mesmo"},
         "portrait.role.positional": {"en": "positional", "pt_BR": "posicional"},

@@ -112,7 +112,7 @@ register(
             "distribuição. Procure as cabeças posicionais (distância ≈ 1) e as de “vala” (entropia baixíssima, tudo "
             "no token 0).",
         },
-        "tour.step.kvcache.title": {"en": "What the KV cache buys", "pt_BR": "O que o cache KV compra"},
+        "tour.step.kvcache.title": {"en": "What the KV cache buys", "pt_BR": "O que o cache KV poupa"},
         "tour.step.kvcache.body": {
             "en": "Under the mask a token never influences the ones before it, so the K and V of earlier positions "
             "never change when a token is appended: generation stores them and computes only the new token, O(n) per "
@@ -146,7 +146,7 @@ register(
             "pt_BR": "No seu texto (camada {layer}, #{pos} “{old}” → “{new}”): com −∞ o futuro recebe {inf_future} e "
             "as posições anteriores mudam {inf_leak}. Com score 0 o futuro ainda recebe até {zero_future} de uma "
             "linha e as posições anteriores mudam até {zero_leak}: vaza. Zerar depois do softmax dá {after_future} "
-            "ao futuro, mas as linhas erram a soma 1 em até {after_error} (e o passado ainda muda {after_leak}, pelo "
+            "ao futuro, mas as linhas deixam de somar 1 por até {after_error} (e o passado ainda muda {after_leak}, pelo "
             "denominador do softmax). −1e9 e finfo.min dão {e9_future} e {finfo_future} ao futuro: tão bons quanto −∞.",
         },
         "tour.fact.why_inf.no_past": {
