@@ -30,7 +30,8 @@ from attention_lab.core.lens import MaskMode  # noqa: E402
 from attention_lab.ui.i18n import translator  # noqa: E402
 from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
 from attention_lab.ui.panels.mask import MODES, MaskPanel  # noqa: E402
-from attention_lab.ui.panels.portrait import PortraitPanel  # noqa: E402
+from attention_lab.core import roles  # noqa: E402
+from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel  # noqa: E402
 from attention_lab.ui.panels.shapes import ShapesPanel, format_shape  # noqa: E402
 from attention_lab.ui.session import Session  # noqa: E402
 from attention_lab.ui.wiring import connect_panel  # noqa: E402
@@ -220,7 +221,7 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
 
     # numbers are the core's portrait of the same layer
     expected = head_portrait(state.attention_causal, layer_offset=state.layer)
-    assert [(s.head, s.role) for s in panel.stats()] == [(s.head, s.role) for s in expected]
+    assert [(s.head, s.mean_distance) for s in panel.stats()] == [(s.head, s.mean_distance) for s in expected]
     col = {panel.table.horizontalHeaderItem(c).text(): c for c in range(panel.table.columnCount())}
     panel.table.sortItems(col["Head"], Qt.SortOrder.AscendingOrder)
     assert float(panel.table.item(5, col["Entropy"]).text()) == pytest.approx(expected[5].entropy, abs=5e-4)
@@ -240,7 +241,7 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
     # clicking a row selects that head in the grid (signal to the window)
     row = 4
     head = int(panel.table.item(row, col["Head"]).text())
-    rect = panel.table.visualItemRect(panel.table.item(row, col["Role"]))
+    rect = panel.table.visualItemRect(panel.table.item(row, col["Roles"]))
     with qtbot.waitSignal(panel.head_selected, timeout=5000) as blocker:
         qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert blocker.args == [state.layer, head]
@@ -258,19 +259,65 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
     assert panel.induction_for(0) is not None
 
 
-def test_portrait_thresholds_recompute_roles(qtbot, state):
+def _chapter_roles(state, tiny_model, rules=None):
+    scores, _ids = induction_scores_on_repeats(tiny_model.lens, bos_id=tiny_model.tokenizer.eos_id)
+    return roles.role_map(state.overview, state.n_tokens, scores, rules)
+
+
+def test_portrait_thresholds_recompute_the_chapters_roles(qtbot, state, tiny_model):
     panel = shown(qtbot, PortraitPanel())
     serve(panel, SyncRunner())
     panel.show_state(state)
     assert panel.induction_for(0) is not None  # the synchronous runner already delivered
+    # the controls are core.roles.RoleRules' fields with its defaults
+    assert panel.thresholds() == roles.RoleRules()
     panel.set_threshold("sink", 0.0)  # every head now parks "enough" on token 0
-    assert {s.role for s in panel.stats()} == {"sink"}
-    assert {panel.table.item(r, 6).text() for r in range(panel.table.rowCount())} == {"sink"}
+    assert all("sink" in panel.roles_of(s.head) for s in panel.stats())
+    col = len(COLUMNS) - 1
+    assert all("sink" in panel.table.item(r, col).text() for r in range(panel.table.rowCount()))
     panel.reset_thresholds()
-    expected = head_portrait(state.attention_causal, layer_offset=state.layer)
-    assert [s.role for s in panel.stats()] == [s.role for s in expected]
+    expected = {r.head: r.roles for r in _chapter_roles(state, tiny_model) if r.layer == state.layer}
+    assert {s.head: panel.roles_of(s.head) for s in panel.stats()} == expected
     header, rows = panel.table_for_export()
     assert header[:2] == ["layer", "head"] and len(rows) == len(expected)
+    assert [row[-1] for row in rows] == [" ".join(expected[row[1]]) for row in rows]
+
+
+def test_portrait_says_where_a_missing_role_is_and_show_opens_it(qtbot, state, tiny_model):
+    """A threshold between the shown layer's best previous-token weight and another layer's:
+    the shown layer has none, the line names the other layer's heads with their measured
+    weights, and "Show" asks for the strongest of them."""
+    panel = shown(qtbot, PortraitPanel())
+    serve(panel, SyncRunner())
+    by_layer = {}
+    for s in state.overview:
+        by_layer.setdefault(s.layer, []).append(s.previous_token)
+    shown_layer, other = sorted(by_layer, key=lambda layer: max(by_layer[layer]))  # the weaker layer is shown
+    cut = (max(by_layer[shown_layer]) + max(by_layer[other])) / 2
+    layer_state = state if state.layer == shown_layer else build_state(tiny_model, layer=shown_layer)
+    panel.show_state(layer_state)
+    panel.set_threshold("previous_token", cut)  # (the random model's weights differ in the third decimal)
+    rules = panel.thresholds()
+    table = _chapter_roles(layer_state, tiny_model, rules)
+    found = roles.where(table, "previous-token", shown_layer)
+    assert not found.here and found.nearest_layer == other
+    line = panel.where_box.lines["previous-token"].text()
+    assert line == roles.where_sentence(found, "en")
+    assert f"none in layer {shown_layer}" in line and f"layer {other} has" in line
+    best = found.nearest()[0]
+    assert f"H{best.head} ({best.score:.2f})" in line  # the measured weight, not a fixed text
+    assert panel.where_box.buttons["previous-token"].isVisibleTo(panel)
+    with qtbot.waitSignal(panel.head_selected, timeout=5000) as blocker:
+        qtbot.mouseClick(panel.where_box.buttons["previous-token"], Qt.MouseButton.LeftButton)
+    assert blocker.args == [other, best.head]
+    # a role the shown layer holds has no button
+    panel.set_threshold("previous_token", 0.0)
+    assert not panel.where_box.buttons["previous-token"].isVisibleTo(panel)
+    # and in Portuguese
+    panel.set_threshold("previous_token", rules.previous_token)
+    translator.set_language("pt_BR")
+    assert panel.where_box.lines["previous-token"].text() == roles.where_sentence(found, "pt_BR")
+    assert f"nenhuma na camada {shown_layer}" in panel.where_box.lines["previous-token"].text()
 
 
 def test_portrait_refill_in_place_keeps_sort_and_shows_the_new_numbers(qtbot, state, tiny_model):
@@ -291,7 +338,7 @@ def test_portrait_refill_in_place_keeps_sort_and_shows_the_new_numbers(qtbot, st
     for r in range(rows):
         head = int(panel.table.item(r, col["Head"]).text())
         assert float(panel.table.item(r, col["Entropy"]).text()) == pytest.approx(expected[head].entropy, abs=5e-4)
-        assert panel.table.item(r, col["Role"]).text()  # every cell filled
+        assert panel.table.item(r, col["Roles"]).text()  # every cell filled
     shown_entropies = [float(panel.table.item(r, col["Entropy"]).text()) for r in range(rows)]
     assert shown_entropies == sorted(shown_entropies, reverse=True)
     items_after = {id(panel.table.item(r, c)) for r in range(rows) for c in range(len(col))}
