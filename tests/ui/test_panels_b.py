@@ -25,7 +25,9 @@ from attention_lab.core.analysis import (  # noqa: E402
     kv_stability,
     mask_mode_report,
 )
-from attention_lab.core.jobs import MASK_MODES  # noqa: E402
+from attention_lab.core import kvbench  # noqa: E402
+from attention_lab.core.jobs import KV_BENCH, MASK_MODES, TargetKVRun  # noqa: E402
+from attention_lab.core.kvbench import KVResult  # noqa: E402
 from attention_lab.core.lens import MaskMode  # noqa: E402
 from attention_lab.ui.i18n import translator  # noqa: E402
 from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
@@ -359,7 +361,9 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     assert panel.result() is None and not panel.running  # never by surprise
     assert "2 (K and V) × 2 layers × 12 heads × 4 (d_k)" in panel._result_labels["cache_size"].text()
 
+    assert panel.repetitions.value() == kvbench.DEFAULT_REPETITIONS  # core's default
     panel.new_tokens.setValue(12)
+    panel.repetitions.setValue(1)
     steps = []
     panel.benchmark_step.connect(steps.append)
     redraws = []
@@ -386,6 +390,105 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     assert generated.strip() == "" or generated.strip()[:5] in panel.generated.toPlainText()
     header, rows = panel.table_for_export()
     assert len(rows) == 12 and header[0] == "token_index"
+
+
+class CannedRunner(SyncRunner):
+    """Answers every job with ``result`` (a KVResult made to order), recording the arguments."""
+
+    def __init__(self, result):
+        super().__init__()
+        self.result = result
+        self.args: list[tuple] = []
+
+    def submit(self, kind, fn, *args, on_result=None, **_callbacks):
+        self.submitted.append(kind)
+        self.args.append((fn.__name__, args))
+        if on_result is not None and kind == KV_BENCH:
+            on_result(self.result)
+
+        class _Job:
+            done = True
+
+            def cancel(self):
+                pass
+
+        return _Job()
+
+
+def _kv_result(speedup: float, with_ms: list[float], without_ms: list[float]) -> KVResult:
+    per_with, per_without = [t / 1e3 for t in with_ms], [t / 1e3 for t in without_ms]
+    return KVResult(new_tokens=len(with_ms), prompt_length=8, repetitions=3, seconds_with_cache=sum(per_with),
+                    seconds_without_cache=sum(per_with) * speedup, tokens_per_second_with=1.0,
+                    tokens_per_second_without=1.0, speedup=speedup, identical=True, generated_ids=[0] * len(with_ms),
+                    generated_ids_without=[0] * len(with_ms), cache_positions=8, cache_bytes=0,
+                    per_token_with=per_with, per_token_without=per_without,
+                    slope_ms_with=kvbench.fitted_slope_ms(per_with), slope_ms_without=kvbench.fitted_slope_ms(per_without))
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_kv_result_says_the_slopes_and_never_calls_a_small_gain_faster(qtbot, state, language):
+    """The fitted lines and the words come from the result: a run whose uncached side grows
+    0.04 ms per position and whose cached side is flat, at 0.59× and then at 2.5×."""
+    translator.set_language(language)
+    steps = 20
+    flat = [1.0] * steps
+    rising = [1.0 + 0.04 * i for i in range(steps)]
+    slow = _kv_result(0.59, flat, rising)
+    panel = shown(qtbot, KVBenchPanel())
+    serve(panel, CannedRunner(slow))
+    panel.show_state(state)
+    assert panel.run_benchmark() and panel.result() is slow
+    speedup = panel._result_labels["speedup"].text()
+    assert speedup == kvbench.speedup_sentence(slow, language)
+    assert "0.59×" not in speedup and "faster" not in speedup and "mais rápido" not in speedup
+    assert str(kvbench.LONG_RUN_TOKENS) in speedup
+    growth = panel._result_labels["growth"].text()
+    assert growth == kvbench.growth_sentence(slow, language)
+    assert "0.04 ms" in growth and ("flat" in growth or "plano" in growth)
+    # the dashed lines are the fits: through the uncached side's 1 + 0.04·i, flat for the cached one
+    lines = panel.fitted_lines()
+    xs, ys = lines["without-cache"]
+    assert list(xs) == [state.n_tokens + 1, state.n_tokens + steps - 1]
+    assert list(ys) == pytest.approx([1.04, 1.0 + 0.04 * (steps - 1)])
+    assert list(lines["with-cache"][1]) == pytest.approx([1.0, 1.0])
+    legend = [label.text for _sample, label in panel.plot_legend.items]
+    assert any("+0.04" in text for text in legend)
+
+    fast = _kv_result(2.5, flat, [1.0 + 0.1 * i for i in range(steps)])
+    panel.findChild(Session).worker.result = fast
+    assert panel.run_benchmark()
+    assert panel._result_labels["speedup"].text().startswith("2.5×")
+    assert list(panel.fitted_lines()["without-cache"][1]) == pytest.approx([1.1, 1.0 + 0.1 * (steps - 1)])
+
+
+def test_kv_model_choice_and_longer_run_reach_the_session(qtbot, state, tiny_model):
+    """GPT-2 small's shapes: the session runs the job that builds that model on the worker, on
+    the learner's text; its result is read with its own prompt and labelled random weights.
+    The longer run asks for core's LONG_RUN_TOKENS (as many as the context leaves)."""
+    panel = shown(qtbot, KVBenchPanel())
+    result = _kv_result(3.0, [1.0] * 4, [1.0, 1.2, 1.4, 1.6])
+    runner = CannedRunner(None)
+    serve(panel, runner)
+    panel.show_state(state)
+    wanted = []
+    panel.benchmark_wanted.connect(lambda *args: wanted.append(args))
+    cfg = tiny_model.lens.config
+    panel.set_benchmark_model("gpt2-shapes")
+    # the session wraps the job's answer; the canned one stands in for core's TargetKVRun
+    runner.result = TargetKVRun(result, "gpt2-small-shapes (random weights)", [1, 2, 3], tiny_model.tokenizer, cfg, True)
+    assert panel.run_long_benchmark()
+    assert wanted[-1][1] == min(kvbench.LONG_RUN_TOKENS, cfg.n_positions - state.n_tokens)
+    assert wanted[-1][3] == "gpt2-shapes"
+    name, args = runner.args[-1]
+    assert name == "kv_benchmark_target_job" and args[0] == "gpt2-shapes" and args[1] == state.text
+    assert kvbench.kv_text("kv.random_weights", "en") in panel.ran_on.text()
+    assert "prompt of 3 tokens" in panel.ran_on.text()
+    panel.set_benchmark_model("loaded")
+    runner.result = result
+    assert panel.run_benchmark()
+    assert runner.args[-1][0] == "kv_benchmark_job" and "random" not in panel.ran_on.text()
+    translator.set_language("pt_BR")
+    assert panel.model_choice.itemText(1) == "formatos do GPT-2 small, pesos aleatórios"
 
 
 def test_kv_benchmark_cancel_mid_run(qtbot, worker, state):
