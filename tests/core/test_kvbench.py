@@ -117,6 +117,16 @@ def test_fitted_slope_is_ms_per_position_without_the_first_step():
     assert kvbench.fitted_slope_ms([0.1, 0.1]) == 0.0
 
 
+def test_fitted_line_goes_through_a_straight_line_and_skips_the_first_step():
+    """Step 0 (the prompt's whole pass with the cache) is left out of the fit: a slow first
+    step does not tilt the line."""
+    seconds = [0.5] + [0.002 + 0.0001 * i for i in range(1, 30)]  # ms: 2 + 0.1·i, and a 500 ms first step
+    intercept, slope = kvbench.fitted_line_ms(seconds)
+    assert slope == pytest.approx(0.1) and intercept == pytest.approx(2.0)
+    assert kvbench.fitted_line_ms([0.004]) == (pytest.approx(4.0), 0.0)
+    assert kvbench.fitted_line_ms([]) == (0.0, 0.0)
+
+
 def _result(speedup: float, slope_with: float, slope_without: float) -> KVResult:
     return KVResult(new_tokens=50, prompt_length=7, repetitions=3, seconds_with_cache=1.0,
                     seconds_without_cache=speedup, tokens_per_second_with=50.0,
@@ -169,6 +179,19 @@ def test_gpt2_shapes_benchmark_model_is_built_in_memory_with_random_weights(tiny
         kvbench.benchmark_model("gpt2-xl")
     for by_lang in kvbench.KV_TEXTS.values():
         assert set(by_lang) == {"en", "pt_BR"}
+
+
+def test_the_apps_job_times_gpt2_shapes_on_the_learners_text_with_its_own_tokenizer():
+    """What the KV panel's "GPT-2 small's shapes" choice runs on the worker: the model built
+    there, the text tokenized by GPT-2's tokenizer, and what the result is read with."""
+    from attention_lab.core.jobs import kv_benchmark_target_job
+
+    steps = []
+    run = kv_benchmark_target_job("gpt2-shapes", "The big dog bit the mailman yesterday", 2, 1, progress=steps.append)
+    assert run.random_weights and "random weights" in run.model_name
+    assert run.prompt_ids == run.tokenizer.encode("The big dog bit the mailman yesterday")
+    assert run.config.n_embd == 768 and run.result.prompt_length == len(run.prompt_ids)
+    assert run.result.new_tokens == 2 and len(steps) == 4  # 2 per mode, as progress
 
 
 @pytest.mark.parametrize("kind", ["event", "callable"])

@@ -25,12 +25,15 @@ from attention_lab.core.analysis import (  # noqa: E402
     kv_stability,
     mask_mode_report,
 )
-from attention_lab.core.jobs import MASK_MODES  # noqa: E402
+from attention_lab.core import kvbench  # noqa: E402
+from attention_lab.core.jobs import KV_BENCH, MASK_MODES, TargetKVRun  # noqa: E402
+from attention_lab.core.kvbench import KVResult  # noqa: E402
 from attention_lab.core.lens import MaskMode  # noqa: E402
 from attention_lab.ui.i18n import translator  # noqa: E402
 from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
 from attention_lab.ui.panels.mask import MODES, MaskPanel  # noqa: E402
-from attention_lab.ui.panels.portrait import PortraitPanel  # noqa: E402
+from attention_lab.core import roles  # noqa: E402
+from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel  # noqa: E402
 from attention_lab.ui.panels.shapes import ShapesPanel, format_shape  # noqa: E402
 from attention_lab.ui.session import Session  # noqa: E402
 from attention_lab.ui.wiring import connect_panel  # noqa: E402
@@ -220,7 +223,7 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
 
     # numbers are the core's portrait of the same layer
     expected = head_portrait(state.attention_causal, layer_offset=state.layer)
-    assert [(s.head, s.role) for s in panel.stats()] == [(s.head, s.role) for s in expected]
+    assert [(s.head, s.mean_distance) for s in panel.stats()] == [(s.head, s.mean_distance) for s in expected]
     col = {panel.table.horizontalHeaderItem(c).text(): c for c in range(panel.table.columnCount())}
     panel.table.sortItems(col["Head"], Qt.SortOrder.AscendingOrder)
     assert float(panel.table.item(5, col["Entropy"]).text()) == pytest.approx(expected[5].entropy, abs=5e-4)
@@ -240,7 +243,7 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
     # clicking a row selects that head in the grid (signal to the window)
     row = 4
     head = int(panel.table.item(row, col["Head"]).text())
-    rect = panel.table.visualItemRect(panel.table.item(row, col["Role"]))
+    rect = panel.table.visualItemRect(panel.table.item(row, col["Roles"]))
     with qtbot.waitSignal(panel.head_selected, timeout=5000) as blocker:
         qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert blocker.args == [state.layer, head]
@@ -258,19 +261,65 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
     assert panel.induction_for(0) is not None
 
 
-def test_portrait_thresholds_recompute_roles(qtbot, state):
+def _chapter_roles(state, tiny_model, rules=None):
+    scores, _ids = induction_scores_on_repeats(tiny_model.lens, bos_id=tiny_model.tokenizer.eos_id)
+    return roles.role_map(state.overview, state.n_tokens, scores, rules)
+
+
+def test_portrait_thresholds_recompute_the_chapters_roles(qtbot, state, tiny_model):
     panel = shown(qtbot, PortraitPanel())
     serve(panel, SyncRunner())
     panel.show_state(state)
     assert panel.induction_for(0) is not None  # the synchronous runner already delivered
+    # the controls are core.roles.RoleRules' fields with its defaults
+    assert panel.thresholds() == roles.RoleRules()
     panel.set_threshold("sink", 0.0)  # every head now parks "enough" on token 0
-    assert {s.role for s in panel.stats()} == {"sink"}
-    assert {panel.table.item(r, 6).text() for r in range(panel.table.rowCount())} == {"sink"}
+    assert all("sink" in panel.roles_of(s.head) for s in panel.stats())
+    col = len(COLUMNS) - 1
+    assert all("sink" in panel.table.item(r, col).text() for r in range(panel.table.rowCount()))
     panel.reset_thresholds()
-    expected = head_portrait(state.attention_causal, layer_offset=state.layer)
-    assert [s.role for s in panel.stats()] == [s.role for s in expected]
+    expected = {r.head: r.roles for r in _chapter_roles(state, tiny_model) if r.layer == state.layer}
+    assert {s.head: panel.roles_of(s.head) for s in panel.stats()} == expected
     header, rows = panel.table_for_export()
     assert header[:2] == ["layer", "head"] and len(rows) == len(expected)
+    assert [row[-1] for row in rows] == [" ".join(expected[row[1]]) for row in rows]
+
+
+def test_portrait_says_where_a_missing_role_is_and_show_opens_it(qtbot, state, tiny_model):
+    """A threshold between the shown layer's best previous-token weight and another layer's:
+    the shown layer has none, the line names the other layer's heads with their measured
+    weights, and "Show" asks for the strongest of them."""
+    panel = shown(qtbot, PortraitPanel())
+    serve(panel, SyncRunner())
+    by_layer = {}
+    for s in state.overview:
+        by_layer.setdefault(s.layer, []).append(s.previous_token)
+    shown_layer, other = sorted(by_layer, key=lambda layer: max(by_layer[layer]))  # the weaker layer is shown
+    cut = (max(by_layer[shown_layer]) + max(by_layer[other])) / 2
+    layer_state = state if state.layer == shown_layer else build_state(tiny_model, layer=shown_layer)
+    panel.show_state(layer_state)
+    panel.set_threshold("previous_token", cut)  # (the random model's weights differ in the third decimal)
+    rules = panel.thresholds()
+    table = _chapter_roles(layer_state, tiny_model, rules)
+    found = roles.where(table, "previous-token", shown_layer)
+    assert not found.here and found.nearest_layer == other
+    line = panel.where_box.lines["previous-token"].text()
+    assert line == roles.where_sentence(found, "en")
+    assert f"none in layer {shown_layer}" in line and f"layer {other} has" in line
+    best = found.nearest()[0]
+    assert f"H{best.head} ({best.score:.2f})" in line  # the measured weight, not a fixed text
+    assert panel.where_box.buttons["previous-token"].isVisibleTo(panel)
+    with qtbot.waitSignal(panel.head_selected, timeout=5000) as blocker:
+        qtbot.mouseClick(panel.where_box.buttons["previous-token"], Qt.MouseButton.LeftButton)
+    assert blocker.args == [other, best.head]
+    # a role the shown layer holds has no button
+    panel.set_threshold("previous_token", 0.0)
+    assert not panel.where_box.buttons["previous-token"].isVisibleTo(panel)
+    # and in Portuguese
+    panel.set_threshold("previous_token", rules.previous_token)
+    translator.set_language("pt_BR")
+    assert panel.where_box.lines["previous-token"].text() == roles.where_sentence(found, "pt_BR")
+    assert f"nenhuma na camada {shown_layer}" in panel.where_box.lines["previous-token"].text()
 
 
 def test_portrait_refill_in_place_keeps_sort_and_shows_the_new_numbers(qtbot, state, tiny_model):
@@ -291,7 +340,7 @@ def test_portrait_refill_in_place_keeps_sort_and_shows_the_new_numbers(qtbot, st
     for r in range(rows):
         head = int(panel.table.item(r, col["Head"]).text())
         assert float(panel.table.item(r, col["Entropy"]).text()) == pytest.approx(expected[head].entropy, abs=5e-4)
-        assert panel.table.item(r, col["Role"]).text()  # every cell filled
+        assert panel.table.item(r, col["Roles"]).text()  # every cell filled
     shown_entropies = [float(panel.table.item(r, col["Entropy"]).text()) for r in range(rows)]
     assert shown_entropies == sorted(shown_entropies, reverse=True)
     items_after = {id(panel.table.item(r, c)) for r in range(rows) for c in range(len(col))}
@@ -312,7 +361,9 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     assert panel.result() is None and not panel.running  # never by surprise
     assert "2 (K and V) × 2 layers × 12 heads × 4 (d_k)" in panel._result_labels["cache_size"].text()
 
+    assert panel.repetitions.value() == kvbench.DEFAULT_REPETITIONS  # core's default
     panel.new_tokens.setValue(12)
+    panel.repetitions.setValue(1)
     steps = []
     panel.benchmark_step.connect(steps.append)
     redraws = []
@@ -339,6 +390,105 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     assert generated.strip() == "" or generated.strip()[:5] in panel.generated.toPlainText()
     header, rows = panel.table_for_export()
     assert len(rows) == 12 and header[0] == "token_index"
+
+
+class CannedRunner(SyncRunner):
+    """Answers every job with ``result`` (a KVResult made to order), recording the arguments."""
+
+    def __init__(self, result):
+        super().__init__()
+        self.result = result
+        self.args: list[tuple] = []
+
+    def submit(self, kind, fn, *args, on_result=None, **_callbacks):
+        self.submitted.append(kind)
+        self.args.append((fn.__name__, args))
+        if on_result is not None and kind == KV_BENCH:
+            on_result(self.result)
+
+        class _Job:
+            done = True
+
+            def cancel(self):
+                pass
+
+        return _Job()
+
+
+def _kv_result(speedup: float, with_ms: list[float], without_ms: list[float]) -> KVResult:
+    per_with, per_without = [t / 1e3 for t in with_ms], [t / 1e3 for t in without_ms]
+    return KVResult(new_tokens=len(with_ms), prompt_length=8, repetitions=3, seconds_with_cache=sum(per_with),
+                    seconds_without_cache=sum(per_with) * speedup, tokens_per_second_with=1.0,
+                    tokens_per_second_without=1.0, speedup=speedup, identical=True, generated_ids=[0] * len(with_ms),
+                    generated_ids_without=[0] * len(with_ms), cache_positions=8, cache_bytes=0,
+                    per_token_with=per_with, per_token_without=per_without,
+                    slope_ms_with=kvbench.fitted_slope_ms(per_with), slope_ms_without=kvbench.fitted_slope_ms(per_without))
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_kv_result_says_the_slopes_and_never_calls_a_small_gain_faster(qtbot, state, language):
+    """The fitted lines and the words come from the result: a run whose uncached side grows
+    0.04 ms per position and whose cached side is flat, at 0.59× and then at 2.5×."""
+    translator.set_language(language)
+    steps = 20
+    flat = [1.0] * steps
+    rising = [1.0 + 0.04 * i for i in range(steps)]
+    slow = _kv_result(0.59, flat, rising)
+    panel = shown(qtbot, KVBenchPanel())
+    serve(panel, CannedRunner(slow))
+    panel.show_state(state)
+    assert panel.run_benchmark() and panel.result() is slow
+    speedup = panel._result_labels["speedup"].text()
+    assert speedup == kvbench.speedup_sentence(slow, language)
+    assert "0.59×" not in speedup and "faster" not in speedup and "mais rápido" not in speedup
+    assert str(kvbench.LONG_RUN_TOKENS) in speedup
+    growth = panel._result_labels["growth"].text()
+    assert growth == kvbench.growth_sentence(slow, language)
+    assert "0.04 ms" in growth and ("flat" in growth or "plano" in growth)
+    # the dashed lines are the fits: through the uncached side's 1 + 0.04·i, flat for the cached one
+    lines = panel.fitted_lines()
+    xs, ys = lines["without-cache"]
+    assert list(xs) == [state.n_tokens + 1, state.n_tokens + steps - 1]
+    assert list(ys) == pytest.approx([1.04, 1.0 + 0.04 * (steps - 1)])
+    assert list(lines["with-cache"][1]) == pytest.approx([1.0, 1.0])
+    legend = [label.text for _sample, label in panel.plot_legend.items]
+    assert any("+0.04" in text for text in legend)
+
+    fast = _kv_result(2.5, flat, [1.0 + 0.1 * i for i in range(steps)])
+    panel.findChild(Session).worker.result = fast
+    assert panel.run_benchmark()
+    assert panel._result_labels["speedup"].text().startswith("2.5×")
+    assert list(panel.fitted_lines()["without-cache"][1]) == pytest.approx([1.1, 1.0 + 0.1 * (steps - 1)])
+
+
+def test_kv_model_choice_and_longer_run_reach_the_session(qtbot, state, tiny_model):
+    """GPT-2 small's shapes: the session runs the job that builds that model on the worker, on
+    the learner's text; its result is read with its own prompt and labelled random weights.
+    The longer run asks for core's LONG_RUN_TOKENS (as many as the context leaves)."""
+    panel = shown(qtbot, KVBenchPanel())
+    result = _kv_result(3.0, [1.0] * 4, [1.0, 1.2, 1.4, 1.6])
+    runner = CannedRunner(None)
+    serve(panel, runner)
+    panel.show_state(state)
+    wanted = []
+    panel.benchmark_wanted.connect(lambda *args: wanted.append(args))
+    cfg = tiny_model.lens.config
+    panel.set_benchmark_model("gpt2-shapes")
+    # the session wraps the job's answer; the canned one stands in for core's TargetKVRun
+    runner.result = TargetKVRun(result, "gpt2-small-shapes (random weights)", [1, 2, 3], tiny_model.tokenizer, cfg, True)
+    assert panel.run_long_benchmark()
+    assert wanted[-1][1] == min(kvbench.LONG_RUN_TOKENS, cfg.n_positions - state.n_tokens)
+    assert wanted[-1][3] == "gpt2-shapes"
+    name, args = runner.args[-1]
+    assert name == "kv_benchmark_target_job" and args[0] == "gpt2-shapes" and args[1] == state.text
+    assert kvbench.kv_text("kv.random_weights", "en") in panel.ran_on.text()
+    assert "prompt of 3 tokens" in panel.ran_on.text()
+    panel.set_benchmark_model("loaded")
+    runner.result = result
+    assert panel.run_benchmark()
+    assert runner.args[-1][0] == "kv_benchmark_job" and "random" not in panel.ran_on.text()
+    translator.set_language("pt_BR")
+    assert panel.model_choice.itemText(1) == "formatos do GPT-2 small, pesos aleatórios"
 
 
 def test_kv_benchmark_cancel_mid_run(qtbot, worker, state):

@@ -170,6 +170,33 @@ def kv_benchmark_job(lens, ids: list[int], new_tokens: int, repetitions: int, *,
     raise Cancelled()  # the generator ended without a result: only cancellation does that
 
 
+@dataclass
+class TargetKVRun:
+    """A benchmark timed on another model than the loaded one (:func:`kvbench.benchmark_model`),
+    with what its result is read with: the prompt's ids, the tokenizer and config of that model."""
+
+    result: Any  # core.kvbench.KVResult
+    model_name: str
+    prompt_ids: list[int]
+    tokenizer: Any  # core.tokens.Tokenizer
+    config: Any  # core.lens.GPT2Config
+    random_weights: bool
+
+
+def kv_benchmark_target_job(choice: str, text: str, new_tokens: int, repetitions: int, *, cancel=None, progress=None):
+    """Build the benchmark's model ``choice`` here on the worker (GPT-2 small's shapes with random
+    weights: a second or two, never downloaded), tokenize ``text`` with its tokenizer and time it.
+    The text is cut to leave room for at least one new token; ``new_tokens`` to what fits."""
+    from attention_lab.core.kvbench import benchmark_model
+
+    target = benchmark_model(choice)
+    ctx = target.lens.config.n_positions
+    ids = target.tokenizer.encode(text)[: ctx - 1] or [target.tokenizer.eos_id]
+    result = kv_benchmark_job(target.lens, ids, max(1, min(int(new_tokens), ctx - len(ids))), repetitions,
+                              cancel=cancel, progress=progress)
+    return TargetKVRun(result, target.name, ids, target.tokenizer, target.lens.config, target.random_weights)
+
+
 def kv_stability_job(lens, ids: list[int], *, cancel=None, progress=None):
     from attention_lab.core.analysis import kv_stability
 

@@ -102,17 +102,25 @@ def _full_forward_next(lens: GPT2Lens, ids: list[int]) -> torch.Tensor:
     return out.logits[0, -1]
 
 
-def fitted_slope_ms(seconds: Sequence[float]) -> float:
-    """Least-squares slope of per-token times (seconds) against the position: ms per extra position.
+def fitted_line_ms(seconds: Sequence[float]) -> tuple[float, float]:
+    """Least-squares line through per-token times (seconds) against the step index:
+    ``(ms at step 0, ms per extra position)`` -- what the panel draws over its curves.
 
-    The first step is left out: with the cache it also reads the whole prompt."""
+    The first step is left out: with the cache it also reads the whole prompt.  Fewer than
+    three steps: a flat line at the last time (no slope can be measured)."""
     ys = [1e3 * t for t in seconds[1:]]
     if len(ys) < 2:
-        return 0.0
+        return (1e3 * seconds[-1] if len(seconds) else 0.0), 0.0
     xs = range(1, len(seconds))
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     sxx = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return my - slope * mx, slope
+
+
+def fitted_slope_ms(seconds: Sequence[float]) -> float:
+    """Least-squares slope of per-token times (seconds) against the position: ms per extra position."""
+    return fitted_line_ms(seconds)[1]
 
 
 def _generate(lens: GPT2Lens, prompt: list[int], steps: int, mode: str) -> Iterator[tuple[int, float, KVCache | None]]:

@@ -56,6 +56,11 @@ class KVRun:
     ids: tuple
     model_name: str
     result: Any  # core.kvbench.KVResult
+    # what the result is read with: the loaded model's, or the benchmark model's (another
+    # tokenizer and config when GPT-2 small's shapes were timed); None: the loaded model's
+    tokenizer: Any = None
+    config: Any = None
+    random_weights: bool = False
 
 
 class Session(QObject):
@@ -362,16 +367,30 @@ class Session(QObject):
                      on_result=lambda result: self.kv_stability_ready.emit(key, result))
         return key
 
-    def run_kv_benchmark(self, state, new_tokens: int, repetitions: int) -> tuple:
+    def run_kv_benchmark(self, state, new_tokens: int, repetitions: int, model_choice: str = "loaded") -> tuple:
         """Generate with and without the cache on ``state``'s text: :attr:`kv_bench_step` per
-        token, then :attr:`kv_bench_finished` (or :attr:`kv_bench_cancelled`)."""
+        token, then :attr:`kv_bench_finished` (or :attr:`kv_bench_cancelled`).
+
+        ``model_choice``: ``"loaded"``, or one of :data:`core.kvbench.KV_MODELS` built on the
+        worker for the run (GPT-2 small's shapes with random weights)."""
         key = text_key(state)
+        common = dict(on_progress=self.kv_bench_step.emit, on_cancelled=self.kv_bench_cancelled.emit)
+        if model_choice != "loaded":
+            self._kv_job = self._submit(
+                KV_BENCH, key, jobs.kv_benchmark_target_job, model_choice, state.text, int(new_tokens),
+                int(repetitions),
+                on_result=lambda run: self.kv_bench_finished.emit(
+                    KVRun(key, tuple(run.prompt_ids), run.model_name, run.result, run.tokenizer, run.config,
+                          run.random_weights)),
+                **common,
+            )
+            return key
         ids, name = tuple(state.ids), state.model.name
+        tokenizer, config = state.model.tokenizer, state.model.lens.config
         self._kv_job = self._submit(
             KV_BENCH, key, jobs.kv_benchmark_job, state.model.lens, list(ids), int(new_tokens), int(repetitions),
-            on_result=lambda result: self.kv_bench_finished.emit(KVRun(key, ids, name, result)),
-            on_progress=self.kv_bench_step.emit,
-            on_cancelled=self.kv_bench_cancelled.emit,
+            on_result=lambda result: self.kv_bench_finished.emit(KVRun(key, ids, name, result, tokenizer, config)),
+            **common,
         )
         return key
 

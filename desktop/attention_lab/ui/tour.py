@@ -429,7 +429,7 @@ class TourDock(QDockWidget):
         if self._kv_result is not None and self._kv_result[0] == text_key(state):
             kv_result = self._kv_result[1]
         portrait = self.window_.built_panel(PanelId.PORTRAIT)
-        thresholds = portrait.thresholds() if portrait is not None else None
+        rules = portrait.thresholds() if portrait is not None else None  # core.roles.RoleRules
         tok = model.tokenizer
         return TourContext(
             lens=model.lens,
@@ -440,7 +440,7 @@ class TourDock(QDockWidget):
             replacement_id=state.replacement_id,
             kv_result=kv_result,
             new_tokens=new_tokens,
-            thresholds=thresholds,
+            rules=rules,
             token_text=lambda i: tok.token_texts([int(i)])[0],
             model_name=model.name,
         )

@@ -3,8 +3,12 @@
 Benchmark tab: greedy generation of N new tokens twice -- with the cache (only the new
 token is computed, its K and V appended) and without it (the whole sequence again for
 every token) -- timed per token on the worker, drawn live.  Without the cache the time per
-token grows with the position; with it, it stays flat.  It runs only when the learner
-presses Run, and Cancel stops it between two tokens.
+token grows with the position; with it, it stays flat.  Over each curve a fitted line, and
+its slope (ms per extra position) in words (:func:`core.kvbench.growth_sentence`).  It runs
+only when the learner presses Run (or the longer run), and Cancel stops it between two
+tokens.  The model timed is the loaded one, or GPT-2 small's shapes with random weights
+(built on the worker): the demo model is too small for attention to dominate a step.  A
+speedup below :data:`core.kvbench.CLEAR_SPEEDUP` is never worded "× faster".
 
 "Why the cache works" tab (the chapter's last claim made visible): append a token,
 recompute everything, and measure per layer and position how much the keys and values of
@@ -14,6 +18,7 @@ on (layer 0's K and V see only the token and its position).
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from dataclasses import dataclass
 
@@ -36,8 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core import kvbench
 from attention_lab.core.jobs import KV_BENCH, KV_STABILITY, text_key
-from attention_lab.ui.i18n import tr
+from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.strings import kv_bench as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -50,6 +56,10 @@ from attention_lab.ui.panels.panel_kit import (
 )
 from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ticks
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range, show_grid
+
+def _ms(value: float) -> str:
+    return f"{value:+.2g}" if abs(value) < 0.01 else f"{value:+.3g}"
+
 
 LIVE_REDRAW_MS = 100
 DEFAULT_NEW_TOKENS = 50
@@ -64,8 +74,9 @@ WITHOUT_COLOUR = (214, 39, 40)
 class BenchPrompt:
     name: str
     ids: list[int]
-    tokenizer: object
+    tokenizer: object | None  # None while another model's run (its own tokenizer) is on its way
     config: object  # core.lens.GPT2Config
+    random_weights: bool = False
 
     @classmethod
     def from_state(cls, state) -> "BenchPrompt":
@@ -83,7 +94,7 @@ class KVBenchPanel(Panel):
     benchmark_step = Signal(object)  # KVStep, after the panel drew it
     stability_ready = Signal(object)  # KVStability
     # intents (Session.run_kv_benchmark, cancel_kv_benchmark, measure_kv_stability)
-    benchmark_wanted = Signal(object, int, int)  # AnalysisState, new tokens, repetitions
+    benchmark_wanted = Signal(object, int, int, str)  # AnalysisState, new tokens, repetitions, model choice
     benchmark_cancel_wanted = Signal()
     stability_wanted = Signal(object)  # AnalysisState
 
@@ -142,7 +153,15 @@ class KVBenchPanel(Panel):
         self.repetitions_label = QLabel(tab)
         self.repetitions = QSpinBox(tab)
         self.repetitions.setRange(1, 20)
-        self.repetitions.setValue(1)
+        self.repetitions.setValue(kvbench.DEFAULT_REPETITIONS)
+        self.model_label = QLabel(tab)
+        self.model_choice = QComboBox(tab)
+        self.model_choice.setObjectName("kvbench.model")
+        for choice in ("loaded", *[c for c in kvbench.KV_MODELS if c != "loaded"]):
+            self.model_choice.addItem("", choice)
+        self.long_button = QPushButton(tab)
+        self.long_button.setObjectName("kvbench.long_run")
+        self.long_button.clicked.connect(self.run_long_benchmark)
         self.run_button = QPushButton(tab)
         self.run_button.clicked.connect(self.run_benchmark)
         self.cancel_button = QPushButton(tab)
@@ -154,9 +173,14 @@ class KVBenchPanel(Panel):
         self.message = QLabel(tab)
         self.message.setWordWrap(True)
         controls = QHBoxLayout()
-        for w in (self.new_tokens_label, self.new_tokens, self.repetitions_label, self.repetitions, self.run_button, self.cancel_button):
+        for w in (self.new_tokens_label, self.new_tokens, self.repetitions_label, self.repetitions,
+                  self.model_label, self.model_choice):
             controls.addWidget(w)
-        controls.addWidget(self.progress, 1)
+        controls.addStretch(1)
+        buttons = QHBoxLayout()
+        for w in (self.run_button, self.long_button, self.cancel_button):
+            buttons.addWidget(w)
+        buttons.addWidget(self.progress, 1)
 
         self.plot = make_plot(tab)
         show_grid(self.plot, x=True, y=True, alpha=0.25)
@@ -165,12 +189,15 @@ class KVBenchPanel(Panel):
                                          symbolBrush=WITH_COLOUR, symbolPen=None)
         self.curve_without = self.plot.plot([], [], pen=pg.mkPen(WITHOUT_COLOUR, width=2), symbol="o", symbolSize=4,
                                             symbolBrush=WITHOUT_COLOUR, symbolPen=None)
+        # the fitted lines (core.kvbench.fitted_line_ms) over the finished run's curves
+        self.fit_with = self.plot.plot([], [], pen=pg.mkPen(WITH_COLOUR, width=2, style=Qt.PenStyle.DashLine))
+        self.fit_without = self.plot.plot([], [], pen=pg.mkPen(WITHOUT_COLOUR, width=2, style=Qt.PenStyle.DashLine))
 
         self.results_box = QGroupBox(tab)
         form = QFormLayout(self.results_box)
         self._result_labels: dict[str, QLabel] = {}
         self._result_names: dict[str, QLabel] = {}
-        for key in ("total", "rate", "speedup", "identical", "cache_size"):
+        for key in ("total", "rate", "speedup", "growth", "identical", "cache_size"):
             name, value = QLabel(self.results_box), QLabel(self.results_box)
             value.setWordWrap(True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -194,6 +221,7 @@ class KVBenchPanel(Panel):
         split.setStretchFactor(1, 2)
         layout = QVBoxLayout(tab)
         layout.addLayout(controls)
+        layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addWidget(split, 1)
 
@@ -279,6 +307,13 @@ class KVBenchPanel(Panel):
         self.new_tokens_label.setText(tr("kvbench.new_tokens"))
         self.repetitions_label.setText(tr("kvbench.repetitions"))
         self.repetitions.setToolTip(tr("kvbench.repetitions.tip"))
+        self.model_label.setText(tr("kvbench.model"))
+        self.model_choice.setItemText(0, tr("kvbench.model.loaded"))
+        for index in range(1, self.model_choice.count()):
+            self.model_choice.setItemText(index, tr(f"kvbench.model.{self.model_choice.itemData(index)}"))
+        self.model_choice.setToolTip(kvbench.kv_text("kv.random_weights", translator.language))
+        self.long_button.setText(tr("kvbench.long_run", n=kvbench.LONG_RUN_TOKENS))
+        self.long_button.setToolTip(tr("kvbench.long_run.tip"))
         self.run_button.setText(tr("kvbench.run"))
         self.cancel_button.setText(tr("kvbench.cancel"))
         pi = self.plot.getPlotItem()
@@ -288,6 +323,10 @@ class KVBenchPanel(Panel):
         self.plot_legend.clear()
         self.plot_legend.addItem(self.curve_with, tr("kvbench.with"))
         self.plot_legend.addItem(self.curve_without, tr("kvbench.without"))
+        r = self._result
+        if r is not None:
+            for curve, slope in ((self.fit_with, r.slope_ms_with), (self.fit_without, r.slope_ms_without)):
+                self.plot_legend.addItem(curve, tr("kvbench.fit", slope=_ms(slope)))
         self.results_box.setTitle(tr("kvbench.results"))
         for key, label in self._result_names.items():
             label.setText(tr(f"kvbench.{key}"))
@@ -324,7 +363,10 @@ class KVBenchPanel(Panel):
             return False
         new_tokens = min(self.new_tokens.value(), cfg.n_positions - state.n_tokens)
         reps = self.repetitions.value()
+        choice = self.benchmark_model()
         self._bench = BenchPrompt.from_state(state)
+        if choice != "loaded":  # another model, its own tokenizer: the text is shown when it is done
+            self._bench = dataclasses.replace(self._bench, tokenizer=None, random_weights=True)
         self._live = {"with-cache": [], "without-cache": []}
         self._live_rep = 0
         self._live_text_ids = []
@@ -333,10 +375,24 @@ class KVBenchPanel(Panel):
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
         self._draw_live()
-        self.benchmark_wanted.emit(state, new_tokens, reps)
+        self.benchmark_wanted.emit(state, new_tokens, reps, choice)
         self._set_message(None)
         self._update_controls()
         return True
+
+    def benchmark_model(self) -> str:
+        """The model the next run times: ``"loaded"`` or one of :data:`core.kvbench.KV_MODELS`."""
+        return self.model_choice.currentData()
+
+    def set_benchmark_model(self, choice: str) -> None:
+        self.model_choice.setCurrentIndex(self.model_choice.findData(choice))
+
+    def run_long_benchmark(self) -> bool:
+        """The longer run (:data:`core.kvbench.LONG_RUN_TOKENS` new tokens, as many as fit)."""
+        if self._running:
+            return False
+        self.new_tokens.setValue(kvbench.LONG_RUN_TOKENS)  # the box clamps it to the room left
+        return self.run_benchmark()
 
     def cancel_benchmark(self) -> None:
         if self._running:
@@ -384,30 +440,49 @@ class KVBenchPanel(Panel):
         for mode, curve in (("with-cache", self.curve_with), ("without-cache", self.curve_without)):
             ys = np.asarray(self._live[mode], dtype=float) * 1000.0
             curve.setData(start + np.arange(len(ys), dtype=float), ys)
+        self._draw_fits(start)
         top = max([max(v) for v in self._live.values() if v] or [0.0]) * 1000.0
         # the time axis starts at 0: a flat line must not look like a slope because of the zoom
         self.plot.getPlotItem().setYRange(0, max(top * 1.08, 1e-3), padding=0)
         self._fill_generated(self._live_text_ids)
 
+    def _draw_fits(self, start: int) -> None:
+        """Each side's fitted line over steps 1 … N−1 of the finished run (none while running)."""
+        r = None if self._running else self._result
+        for curve, seconds in ((self.fit_with, r.per_token_with if r else []), (self.fit_without, r.per_token_without if r else [])):
+            if len(seconds) < 3:
+                curve.setData([], [])
+                continue
+            intercept, slope = kvbench.fitted_line_ms(seconds)
+            xs = np.array([1.0, len(seconds) - 1.0])
+            curve.setData(start + xs, intercept + slope * xs)
+
+    def fitted_lines(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The drawn fit lines' (x, y) by mode (empty arrays before a finished run)."""
+        return {"with-cache": self.fit_with.getData(), "without-cache": self.fit_without.getData()}
+
     def show_benchmark_result(self, run) -> None:
-        """``run``: the session's KVRun (the result and the text it ran on)."""
+        """``run``: the session's KVRun (the result, the text it ran on and the model it timed)."""
         if not self._running:
             return
         result = run.result
         self._running = False
         self._result = result
+        if run.tokenizer is not None:  # the timed model's own prompt, tokenizer and config
+            self._bench = BenchPrompt(run.model_name, list(run.ids), run.tokenizer, run.config, run.random_weights)
         self._result_info = dict(model=self._bench.name, n=len(self._bench.ids), reps=result.repetitions)
         self._live = {"with-cache": list(result.per_token_with), "without-cache": list(result.per_token_without)}
         self._live_text_ids = list(result.generated_ids)
         self.progress.setValue(self.progress.maximum())
         self.progress.setFormat("%p%")
         self._draw_live()
-        self._fill_results()
-        self._fill_cache_size()
+        self.retranslate()  # the legend's fitted slopes, the results
         self._set_message(None)
         self._update_controls()
+        identical = tr("kvbench.yes", k=result.new_tokens) if result.identical else tr("kvbench.no")
         self.status_message.emit(
-            tr("kvbench.status", x=f"{result.speedup:.2f}", identical=tr("kvbench.yes", k=result.new_tokens) if result.identical else tr("kvbench.no"))
+            tr("kvbench.status", x=f"{result.speedup:.2f}", identical=identical) if result.clear
+            else tr("kvbench.status.unclear", x=f"{result.speedup:.2f}", identical=identical)
         )
         self.benchmark_finished.emit(result)
 
@@ -442,6 +517,8 @@ class KVBenchPanel(Panel):
         self.cancel_button.setEnabled(self._running)
         self.new_tokens.setEnabled(not self._running)
         self.repetitions.setEnabled(not self._running)
+        self.model_choice.setEnabled(not self._running)
+        self.long_button.setEnabled(can_run)
 
     def _set_message(self, key: str | None, **args) -> None:
         self._message_key, self._message_args = key, args
@@ -471,11 +548,14 @@ class KVBenchPanel(Panel):
         labels["rate"].setText(
             tr("kvbench.rate.value", with_r=f"{r.tokens_per_second_with:.1f}", without_r=f"{r.tokens_per_second_without:.1f}")
         )
-        labels["speedup"].setText(tr("kvbench.speedup.value", x=f"{r.speedup:.2f}"))
+        lang = translator.language
+        labels["speedup"].setText(kvbench.speedup_sentence(r, lang))  # below ~1.2×: what it means, not "× faster"
+        labels["growth"].setText(kvbench.growth_sentence(r, lang))
         labels["identical"].setText(tr("kvbench.yes", k=r.new_tokens) if r.identical else tr("kvbench.no"))
         labels["identical"].setStyleSheet("color: #1a7f1a; font-weight: bold" if r.identical else "color: #b00020; font-weight: bold")
         info = self._result_info or {}
-        self.ran_on.setText(tr("kvbench.ran_on", **info) + " " + tr("kvbench.first_note") if info else "")
+        random_note = kvbench.kv_text("kv.random_weights", lang) + " " if self._bench is not None and self._bench.random_weights else ""
+        self.ran_on.setText(random_note + tr("kvbench.ran_on", **info) + " " + tr("kvbench.first_note") if info else "")
 
     def _fill_cache_size(self) -> None:
         """The cache's size with its formula: for the finished run, or the one Run would start."""
@@ -511,7 +591,7 @@ class KVBenchPanel(Panel):
 
     def _fill_generated(self, new_ids: list[int]) -> None:
         source = self._bench or (BenchPrompt.from_state(self.state) if self.state is not None else None)
-        if source is None:
+        if source is None or source.tokenizer is None:
             self.generated.clear()
             return
         tok = source.tokenizer

@@ -1,11 +1,13 @@
 """Head portrait (lab step 4): what each head of the selected layer does.
 
 For each head: the mean distance it looks back, the entropy of its distribution, the
-mass it puts on token 0 (the "sink"), its previous-token score, its induction score and
-the role these numbers suggest.  Roles are thresholded labels (as in Clark et al. 2019),
-so the thresholds are adjustable and the roles recomputed from the same attention.
-Induction scores need their own input (a repeated random sequence), so they are
-computed once per model on the worker and cached.
+mass it puts on token 0, its previous-token score, its induction score and the chapter's
+roles these numbers give (:mod:`core.roles`: positional by the chapter's rule, the stricter
+previous-token, sink, induction -- a head may hold several or none).  Roles are thresholded
+labels (as in Clark et al. 2019), so the thresholds are adjustable and the roles recomputed
+from the same numbers.  Under the table, where each role lives when the layer shown has
+none (:mod:`ui.panels.role_where`).  Induction scores need their own input (a repeated
+random sequence), so they are computed once per model on the worker and cached.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.ui.i18n import tr
+from attention_lab.core import roles as chapter_roles
+from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.strings import portrait as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -41,15 +44,24 @@ from attention_lab.ui.panels.panel_kit import (
     role_colour,
 )
 from attention_lab.ui.panels.plot_setters import show_grid
+from attention_lab.ui.panels.role_where import RoleWhereBox
 
 
-COLUMNS = ("head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "role")
+COLUMNS = ("head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "roles")
+NO_ROLE = "none"  # a head that holds none of the chapter's roles (its colour and legend entry)
 
 
 def role_text(role: str) -> str:
-    key = f"portrait.role.{role}"
-    text = tr(key)
-    return role if text == key else text
+    return tr("portrait.legend.none") if role == NO_ROLE else tr(f"roles.{role}.name")
+
+
+def roles_text(held: tuple[str, ...]) -> str:
+    return ", ".join(role_text(r) for r in held) if held else tr("portrait.role.none")
+
+
+def primary_role(held: tuple[str, ...]) -> str:
+    """The role a head's point and cell are coloured by: its first in :data:`core.roles.ROLES`."""
+    return held[0] if held else NO_ROLE
 
 
 def threshold_text(name: str) -> str:
@@ -83,7 +95,9 @@ class PortraitPanel(Panel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._stats: list = []
+        self._stats: list = []  # HeadStats of the shown layer
+        self._roles: dict[int, chapter_roles.HeadRoles] = {}  # head -> its roles (shown layer)
+        self._where: dict[str, chapter_roles.RoleWhere] = {}
         self._induction_serial: int | None = None  # the model whose scores are cached or asked for
         # the scores with the serial of the model they were measured on: a state of another
         # model (other layer and head counts) never reads them, even before its own arrive
@@ -93,7 +107,7 @@ class PortraitPanel(Panel):
 
         self.explain = explanation_label(self)
 
-        # thresholds: one spin box per numeric field of core.analysis.RoleThresholds
+        # thresholds: one spin box per field of core.roles.RoleRules
         self.threshold_box = QGroupBox(self)
         self._spins: dict[str, QDoubleSpinBox] = {}
         self._spin_labels: dict[str, QLabel] = {}
@@ -103,7 +117,7 @@ class PortraitPanel(Panel):
         form.setHorizontalSpacing(8)
         for index, field in enumerate(self._threshold_fields()):
             spin = QDoubleSpinBox(self.threshold_box)
-            spin.setDecimals(2)
+            spin.setDecimals(3)  # a random-weight model's heads differ in the third decimal
             spin.setRange(0.0, 1000.0)
             spin.setSingleStep(0.05 if field.default <= 1 else 0.5)
             spin.setValue(float(field.default))
@@ -149,11 +163,15 @@ class PortraitPanel(Panel):
 
         self.note = QLabel(self)
         self.note.setWordWrap(True)
+        self.where_box = RoleWhereBox(self)
+        # "Show": the window switches the grid to that layer and enlarges the head
+        self.where_box.show_wanted.connect(self.head_selected)
 
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.where_box)
         left_layout.addWidget(self.note)
         right = QWidget(self)
         right_layout = QVBoxLayout(right)
@@ -194,8 +212,13 @@ class PortraitPanel(Panel):
     def retranslate(self) -> None:
         self.threshold_box.setTitle(tr("portrait.thresholds"))
         self.reset_button.setText(tr("portrait.reset"))
+        rules = self.thresholds()
         for name, label in self._spin_labels.items():
             label.setText(threshold_text(name))
+            role = "previous-token" if name == "previous_token" else name.split("_")[0]
+            rule = chapter_roles.describe(role, rules, lang=translator.language)
+            for widget in (label, self._spins[name]):
+                widget.setToolTip(f"{rule['name']}: {rule['rule']}")
         self.table.setHorizontalHeaderLabels([tr(f"portrait.col.{c}") for c in COLUMNS])
         pi = self.plot.getPlotItem()
         pi.setLabel("bottom", tr("portrait.scatter.x"))
@@ -205,18 +228,13 @@ class PortraitPanel(Panel):
     # ------------------------------------------------------------------ thresholds
     @staticmethod
     def _threshold_fields() -> list[dataclasses.Field]:
-        from attention_lab.core.analysis import RoleThresholds
+        return list(dataclasses.fields(chapter_roles.RoleRules))
 
-        return [
-            f
-            for f in dataclasses.fields(RoleThresholds)
-            if isinstance(f.default, (int, float)) and not isinstance(f.default, bool)
-        ]
-
-    def thresholds(self):
-        from attention_lab.core.analysis import RoleThresholds
-
-        return RoleThresholds(**{name: spin.value() for name, spin in self._spins.items()})
+    def thresholds(self) -> chapter_roles.RoleRules:
+        """The chapter's role rules under the values shown (defaults: core's)."""
+        if len(self._spins) < len(self._threshold_fields()):  # still being built
+            return chapter_roles.RoleRules()
+        return chapter_roles.RoleRules(**{name: spin.value() for name, spin in self._spins.items()})
 
     def set_threshold(self, name: str, value: float) -> None:
         self._spins[name].setValue(value)
@@ -234,16 +252,32 @@ class PortraitPanel(Panel):
             self._recompute_roles()
 
     def _recompute_roles(self) -> None:
-        """Roles of the shown layer's heads under the thresholds shown: the numbers come with
-        the analysis (measured on the worker), so this is a few comparisons per head."""
-        from attention_lab.core.analysis import with_roles
-
+        """Roles of every head under the thresholds shown: the numbers come with the analysis
+        (every layer's portrait, measured on the worker), so this is a few comparisons per head."""
         state = self.state
         if state.n_tokens < 2:  # row 0 of a causal map is always [1, 0, …]: nothing to portray
-            self._stats = []
+            self._stats, self._roles, self._where = [], {}, {}
         else:
-            self._stats = with_roles(state.portrait, state.n_tokens, self.thresholds())
+            self._stats = list(state.portrait)
+            table = chapter_roles.role_map(state.overview, state.n_tokens, self._induction_table(), self.thresholds())
+            self._roles = {r.head: r for r in table if r.layer == state.layer}
+            self._where = chapter_roles.where_all(table, state.layer)
         self._fill()
+
+    def _induction_table(self):
+        """This model's ``[L, H]`` induction scores, None until they arrive."""
+        if self._induction is None or self._induction.model_serial != model_serial(self.state.model):
+            return None
+        return self._induction.scores
+
+    def roles_of(self, head: int) -> tuple[str, ...]:
+        """The chapter's roles ``head`` of the shown layer holds under the thresholds shown."""
+        held = self._roles.get(head)
+        return held.roles if held is not None else ()
+
+    def where(self, role: str) -> chapter_roles.RoleWhere | None:
+        """Where ``role``'s heads are, seen from the shown layer (None before a portrait)."""
+        return self._where.get(role)
 
     # ------------------------------------------------------------------ induction (worker, once per model)
     def _ensure_induction(self) -> None:
@@ -260,7 +294,8 @@ class PortraitPanel(Panel):
         if result.model_serial != self._induction_serial:
             return
         self._induction = result
-        self._fill()
+        if self.state is not None:
+            self._recompute_roles()  # induction becomes a role now
 
     def show_job_failure(self, kind: str, serial: int, message: str, details: str) -> None:
         if kind != INDUCTION or serial != self._induction_serial:
@@ -296,6 +331,10 @@ class PortraitPanel(Panel):
             if self._induction_error is None
             else tr("portrait.induction.failed", message=self._induction_error)
         )
+        pending = set() if self._induction_table() is not None else {"induction"}
+        if self._stats:
+            self.where_box.show_where(self._where, pending)
+        self.where_box.setVisible(bool(self._stats))
         self._fill_table()
         self._fill_scatter()
 
@@ -313,7 +352,7 @@ class PortraitPanel(Panel):
             (f"{s.sink_mass:.3f}", float(s.sink_mass)),
             (f"{s.previous_token:.3f}", float(s.previous_token)),
             ind,
-            (role_text(s.role), s.role),
+            (roles_text(self.roles_of(s.head)), ",".join(self.roles_of(s.head))),
         ]
 
     def _fill_table(self) -> None:
@@ -349,7 +388,7 @@ class PortraitPanel(Panel):
                     if item.data(head_role) != s.head:
                         item.setData(head_role, s.head)
                 role_item = table.item(row, len(COLUMNS) - 1)
-                colour = pg.mkColor(*role_colour(s.role), 60)
+                colour = pg.mkColor(*role_colour(primary_role(self.roles_of(s.head))), 60)
                 if role_item.background().color() != colour:
                     role_item.setBackground(colour)
         finally:
@@ -361,7 +400,7 @@ class PortraitPanel(Panel):
     def _fill_scatter(self) -> None:
         spots = []
         for s in self._stats:
-            colour = role_colour(s.role)
+            colour = role_colour(primary_role(self.roles_of(s.head)))
             spots.append(
                 dict(
                     pos=(float(s.mean_distance), float(s.entropy)),
@@ -373,12 +412,14 @@ class PortraitPanel(Panel):
         self._labels.show((f"h{s.head}", float(s.mean_distance), float(s.entropy), (40, 40, 40)) for s in self._stats)
         self.scatter.setData(spots)
         counts: dict[str, int] = {}
-        for s in self._stats:
-            counts[s.role] = counts.get(s.role, 0) + 1
+        for s in self._stats:  # a head with several roles counts in each (coloured by its first)
+            for role in self.roles_of(s.head) or (NO_ROLE,):
+                counts[role] = counts.get(role, 0) + 1
+        order = (*chapter_roles.ROLES, NO_ROLE)
         self.legend.setText(
             "&nbsp;&nbsp; ".join(
-                f'<span style="color: rgb{role_colour(role)}; font-size: large">●</span> {role_text(role)} ({count})'
-                for role, count in sorted(counts.items())
+                f'<span style="color: rgb{role_colour(role)}; font-size: large">●</span> {role_text(role)} ({counts[role]})'
+                for role in order if role in counts
             )
         )
         self._update_selection_ring()
@@ -421,7 +462,7 @@ class PortraitPanel(Panel):
     def table_for_export(self):
         if not self._stats:
             return None
-        header = ["layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "role"]
+        header = ["layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "roles"]
         rows = []
         for s in self._stats:
             induction = self.induction_for(s.head)
@@ -434,7 +475,7 @@ class PortraitPanel(Panel):
                     float(s.sink_mass),
                     float(s.previous_token),
                     "" if induction is None else induction,
-                    s.role,
+                    " ".join(self.roles_of(s.head)),
                 ]
             )
         return header, rows

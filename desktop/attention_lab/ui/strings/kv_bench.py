@@ -25,8 +25,27 @@ register(
         "kvbench.new_tokens": {"en": "New tokens", "pt_BR": "Tokens novos"},
         "kvbench.repetitions": {"en": "Repetitions", "pt_BR": "Repetições"},
         "kvbench.repetitions.tip": {
-            "en": "Each mode runs this many times; times are medians.",
-            "pt_BR": "Cada modo roda esse número de vezes; os tempos são medianas.",
+            "en": "With and without the cache run this many times, taking turns; each position's time is its "
+            "fastest (a busy machine only ever adds time).",
+            "pt_BR": "Com e sem o cache rodam esse número de vezes, alternando; o tempo de cada posição é o mais "
+            "rápido (uma máquina ocupada só acrescenta tempo).",
+        },
+        "kvbench.model": {"en": "Model timed", "pt_BR": "Modelo medido"},
+        "kvbench.model.loaded": {"en": "the loaded model", "pt_BR": "o modelo carregado"},
+        "kvbench.model.gpt2-shapes": {
+            "en": "GPT-2 small's shapes, random weights",
+            "pt_BR": "formatos do GPT-2 small, pesos aleatórios",
+        },
+        "kvbench.long_run": {"en": "Longer run ({n} tokens)", "pt_BR": "Execução mais longa ({n} tokens)"},
+        "kvbench.long_run.tip": {
+            "en": "The longer the generation, the more prefix the cache saves recomputing: the contrast grows.",
+            "pt_BR": "Quanto mais longa a geração, mais prefixo o cache evita recalcular: o contraste cresce.",
+        },
+        "kvbench.growth": {"en": "Growth per position", "pt_BR": "Crescimento por posição"},
+        "kvbench.fit": {"en": "fitted line: {slope} ms per position", "pt_BR": "reta ajustada: {slope} ms por posição"},
+        "kvbench.status.unclear": {
+            "en": "KV cache: no clear gain in this run (without ÷ with = {x}); identical output: {identical}",
+            "pt_BR": "Cache KV: nenhum ganho claro nesta execução (sem ÷ com = {x}); saída idêntica: {identical}",
         },
         "kvbench.run": {"en": "Run", "pt_BR": "Rodar"},
         "kvbench.cancel": {"en": "Cancel", "pt_BR": "Cancelar"},
@@ -58,7 +77,6 @@ register(
             "pt_BR": "{with_s} s com, {without_s} s sem",
         },
         "kvbench.rate.value": {"en": "{with_r} with, {without_r} without", "pt_BR": "{with_r} com, {without_r} sem"},
-        "kvbench.speedup.value": {"en": "{x}× faster with the cache", "pt_BR": "{x}× mais rápido com o cache"},
         "kvbench.yes": {"en": "yes: the same {k} tokens both ways", "pt_BR": "sim: os mesmos {k} tokens nos dois modos"},
         "kvbench.no": {"en": "no: the outputs differ", "pt_BR": "não: as saídas diferem"},
         "kvbench.cache.formula": {

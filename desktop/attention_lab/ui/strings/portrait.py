@@ -1,23 +1,29 @@
 """The texts of the head-portrait panel, English and Brazilian Portuguese (Portuguese terms as in the
 chapter's Portuguese edition).  Imported by ``ui/panels/portrait.py`` for its registrations."""
 
+from attention_lab.core.roles import ROLE_TEXTS
 from attention_lab.ui.i18n import register
 from attention_lab.ui.strings.glossary import pt
+
+register(ROLE_TEXTS)  # the roles' names and "where" words, shared with the lab (core.roles)
 
 register(
     {
         "portrait.title": {"en": "Head portrait", "pt_BR": "Retrato das cabeças"},
         "portrait.explain": {
             "en": "<b>Step 4: portrait of the {heads} heads of layer {layer}.</b> Nobody assigns roles: they emerge "
-            "from training. For each head, the <i>mean distance</i> it looks back (≈ 1: a positional, "
-            "previous-token head), the <i>entropy</i> of its distribution (low: it focuses; high: it spreads its "
-            "budget) and the <i>sink mass</i> on token 0 (a \"sink\" head parks almost everything there). "
-            "Click a head to open it in the head grid.",
+            "from training. For each head, the <i>mean distance</i> it looks back, the <i>entropy</i> of its "
+            "distribution (low: it focuses; high: it spreads its budget), its weight on token 0 and on the previous "
+            "token, and its induction score. The chapter's <i>positional</i> heads (distance ≈ 1) are focused heads "
+            "that look about one token back; <i>previous-token</i> is a stricter role, the weight on i−1 itself (a "
+            "head split between itself and two tokens back also averages 1). Click a head to open it in the head grid.",
             "pt_BR": "<b>Passo 4: retrato das {heads} cabeças da camada {layer}.</b> Ninguém atribui papéis: eles "
-            "emergem do treino. Para cada cabeça, a <i>distância média</i> para trás que ela olha (≈ 1: uma cabeça "
-            "posicional, do token anterior), a <i>entropia</i> da sua distribuição (baixa: foca; alta: espalha o "
-            "orçamento) e a <i>massa na vala</i>, o token 0 (uma cabeça “vala” estaciona quase tudo ali). "
-            "Clique numa cabeça para abri-la na grade de cabeças.",
+            "emergem do treino. Para cada cabeça, a <i>distância média</i> para trás que ela olha, a <i>entropia</i> "
+            "da sua distribuição (baixa: foca; alta: espalha o orçamento), o peso no token 0 e no token anterior, e a "
+            "pontuação de indução. As cabeças <i>posicionais</i> do capítulo (distância ≈ 1) são cabeças focadas que "
+            "olham cerca de um token para trás; <i>token anterior</i> é um papel mais estrito, o peso no próprio i−1 "
+            "(uma cabeça dividida entre si mesma e o token de duas posições atrás também dá média 1). Clique numa "
+            "cabeça para abri-la na grade de cabeças.",
         },
         "portrait.empty": {
             "en": "<b>Step 4: head portrait.</b> Analyse a text to see what each head does.",
@@ -32,10 +38,18 @@ register(
         "portrait.col.head": {"en": "Head", "pt_BR": "Cabeça"},
         "portrait.col.mean_distance": {"en": "Mean distance", "pt_BR": "Distância média"},
         "portrait.col.entropy": {"en": "Entropy", "pt_BR": "Entropia"},
-        "portrait.col.sink_mass": {"en": "Sink mass", "pt_BR": "Massa na vala"},
+        "portrait.col.sink_mass": {"en": "Weight on token 0", "pt_BR": "Peso no token 0"},
         "portrait.col.previous_token": {"en": "Previous-token", "pt_BR": "Token anterior"},
         "portrait.col.induction": {"en": "Induction", "pt_BR": "Indução"},
-        "portrait.col.role": {"en": "Role", "pt_BR": "Papel"},
+        "portrait.col.roles": {"en": "Roles", "pt_BR": "Papéis"},
+        "portrait.role.none": {"en": "—", "pt_BR": "—"},
+        "portrait.legend.none": {"en": "no role", "pt_BR": "sem papel"},
+        "portrait.where.title": {
+            "en": "Where the chapter's roles are",
+            "pt_BR": "Onde estão os papéis do capítulo",
+        },
+        "portrait.where.pending": {"en": "{role}: measuring…", "pt_BR": "{role}: medindo…"},
+        "portrait.where.show": {"en": "Show L{layer} H{head}", "pt_BR": "Mostrar C{layer} H{head}"},
         "portrait.thresholds": {"en": "Role thresholds", "pt_BR": "Limiares dos papéis"},
         "portrait.reset": {"en": "Defaults", "pt_BR": "Padrões"},
         "portrait.scatter.x": {"en": "mean distance (tokens back)", "pt_BR": "distância média (tokens para trás)"},
@@ -51,19 +65,20 @@ register(
             "pt_BR": "Indução: numa sequência aleatória repetida duas vezes, o peso que a cabeça dá ao token logo "
             "depois da cópia anterior do token atual (calculado uma vez por modelo).",
         },
-        "portrait.threshold.sink": {"en": "sink: mass on token 0 ≥", "pt_BR": "vala: massa no token 0 ≥"},
+        "portrait.threshold.positional_tolerance": {
+            "en": "positional: |distance − 1| ≤",
+            "pt_BR": "posicional: |distância − 1| ≤",
+        },
+        "portrait.threshold.positional_entropy": {
+            "en": "positional: entropy ≤ × even",
+            "pt_BR": "posicional: entropia ≤ × uniforme",
+        },
         "portrait.threshold.previous_token": {
             "en": "previous-token: weight on i−1 ≥",
             "pt_BR": "token anterior: peso em i−1 ≥",
         },
-        "portrait.threshold.current_token": {
-            "en": "current-token: weight on i ≥",
-            "pt_BR": "token atual: peso em i ≥",
-        },
-        "portrait.threshold.broad": {
-            "en": "broad: entropy ≥ × uniform",
-            "pt_BR": "ampla: entropia ≥ × uniforme",
-        },
+        "portrait.threshold.sink": {"en": "sink: weight on token 0 ≥", "pt_BR": "vala (sink): peso no token 0 ≥"},
+        "portrait.threshold.induction": {"en": "induction: score ≥", "pt_BR": "indução: pontuação ≥"},
         "portrait.role.previous-token": {"en": "previous-token", "pt_BR": "token anterior"},
         "portrait.role.sink": {"en": "sink", "pt_BR": pt("sink")},
         "portrait.role.current-token": {"en": "current-token", "pt_BR": "token atual"},
