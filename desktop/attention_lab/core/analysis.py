@@ -86,8 +86,10 @@ class LeakageResult:
         return float(self.bidirectional[: self.position].max()) if self.position > 0 else 0.0
 
 
-def _edit_pair(lens: GPT2Lens, ids: list[int], position: int, replacement_id: int, causal: bool, mode: MaskMode):
-    """One B=2 forward of [original, edited]: a full recompute of both, no prefix reused.
+def _edit_pair(lens: GPT2Lens, ids: list[int], position: int, replacement_id: int, causal: bool, mode: MaskMode,
+               allowed: Tensor | None = None):
+    """One B=2 forward of [original, edited]: a full recompute of both, no prefix reused
+    (``allowed``: the masked run's allowed-matrix, replacing the causal one).
 
     Both sequences go through the very same kernel calls, so a row that depends only on
     identical inputs comes out bit-for-bit identical -- "no change" is an exact 0.0.
@@ -98,6 +100,7 @@ def _edit_pair(lens: GPT2Lens, ids: list[int], position: int, replacement_id: in
         torch.tensor([ids, edited]),
         causal=causal,
         mask_mode=mode,
+        allowed=allowed,
         keep_attentions=False,
         keep_hidden=True,
         compute_logits=False,
@@ -114,16 +117,20 @@ def leakage(
     position: int,
     replacement_id: int,
     mask_mode: MaskMode | str = MaskMode.NEG_INF,
+    allowed: Tensor | None = None,
 ) -> LeakageResult:
     """Replace token ``position`` by ``replacement_id`` and measure how much every position moved.
 
     ``mask_mode`` applies to the causal run (``zero-score`` leaks; the others don't).
+    ``allowed``: the "causal" run uses this boolean ``[n, n]`` mask instead (prefix-LM, a
+    window, documents, a learner's own: :mod:`attention_lab.core.masks`); the bidirectional
+    run stays unmasked.
     """
     ids = _check_ids(lens, ids)
     mode = MaskMode.parse(mask_mode)
     position = _check_position(ids, position)
     replacement_id = _check_token(lens, replacement_id, "replacement")
-    causal, causal_layers = _edit_pair(lens, ids, position, replacement_id, True, mode)
+    causal, causal_layers = _edit_pair(lens, ids, position, replacement_id, True, mode, allowed)
     bidir, bidir_layers = _edit_pair(lens, ids, position, replacement_id, False, mode)
     return LeakageResult(
         position=position,

@@ -157,6 +157,30 @@ def allowed_matrix(spec: MaskSpec, ids: Sequence[int]) -> Tensor:
     raise ValueError(f"unknown mask kind {spec.kind!r}")
 
 
+def fit_custom(matrix: Tensor, n: int) -> Tensor:
+    """A custom mask drawn for another length, fitted to ``n`` tokens: the cells both share
+    are the learner's, positions beyond the drawing are causal (the text grew or shrank
+    while the grid stayed as drawn)."""
+    fitted = causal_matrix(n)
+    m = min(n, matrix.shape[0])
+    fitted[:m, :m] = matrix[:m, :m].to(torch.bool)
+    fitted.fill_diagonal_(True)
+    return fitted
+
+
+def allowed_for_text(spec: MaskSpec, ids: Sequence[int], tokenizer=None) -> Tensor:
+    """:func:`allowed_matrix` for the app, where the text changes under a fixed choice: a
+    custom grid is fitted to the text (:func:`fit_custom`) and a documents separator is
+    resolved with ``tokenizer`` when it has no token id yet."""
+    if spec.kind == "custom" and spec.matrix is not None and spec.matrix.shape[0] != len(ids):
+        return fit_custom(spec.matrix, len(ids))
+    if spec.kind == "documents" and spec.separator_id is None:
+        if tokenizer is None:
+            raise ValueError("a documents mask needs its separator's token id (parse it with the tokenizer)")
+        spec = parse_mask_spec(str(spec), tokenizer)
+    return allowed_matrix(spec, ids)
+
+
 # ---------------------------------------------------------------------------- reach
 def reach(allowed: Tensor, n_layers: int) -> Tensor:
     """``R[i, j]``: after ``n_layers`` layers, token ``j`` can influence position ``i``'s state.

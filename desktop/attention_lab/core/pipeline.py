@@ -43,6 +43,10 @@ class AnalysisRequest:
     replacement_id: int | None = None  # None = the model's own best guess for that position
     bos: bool = False  # prepend <|endoftext|> as a beginning-of-sequence token
     mask_mode: str = "-inf"
+    # the designer's mask (core.masks.MaskSpec) for the masked pass; None: causal, as GPT-2
+    mask: object | None = None
+    knockout: tuple[tuple[int, int], ...] = ()  # heads (layer, head) knocked out in every pass
+    knockout_mode: str = "zero"  # "zero" or "mean" (core.lens.HeadAblation)
 
 
 def tokenize(model, text: str, bos: bool) -> tuple[list[int], int, int]:
@@ -93,6 +97,8 @@ def compute_analysis(
 ) -> AnalysisState:
     from attention_lab.core.analysis import head_portrait
     from attention_lab.core.fast_paths import EditBase, edit_update
+    from attention_lab.core.lens import HeadAblation
+    from attention_lab.core.masks import allowed_for_text
 
     def check() -> None:
         raise_if_cancelled(cancel)
@@ -104,9 +110,15 @@ def compute_analysis(
     n = len(ids)
     layer = min(max(0, int(request.layer)), cfg.n_layer - 1)
     position = n - 1 if request.position is None else min(max(0, int(request.position)), n - 1)
+    spec = request.mask
+    # the causal mask stays the lens's own (no matrix built): GPT-2 exactly as before
+    allowed = None if spec is None or spec.kind == "causal" else allowed_for_text(spec, ids, tok)
+    ablation = (HeadAblation.of(request.knockout, request.knockout_mode, cfg.n_layer, cfg.n_head)
+                if request.knockout else None)
     check()
 
-    # 1) the causal pass (GPT-2 as it is): each layer's attention is summarised into head
+    # 1) the causal pass (GPT-2 as it is; or under the designer's mask and knockout, core.masks):
+    #    each layer's attention is summarised into head
     #    portraits as it is made and then dropped (all of them take 576 MB at 1024 tokens
     #    for GPT-2 small, and only the shown layer is drawn); hidden states and the K/V
     #    cache are kept for the fast leakage path in step 4
@@ -118,7 +130,8 @@ def compute_analysis(
         check()  # a superseded request stops between layers
 
     causal_out = lens(ids, causal=True, mask_mode=request.mask_mode, keep_attentions=[layer], keep_hidden=True,
-                      use_cache=True, compute_logits=False, attention_hook=summarise)
+                      use_cache=True, compute_logits=False, attention_hook=summarise, allowed=allowed,
+                      ablation=ablation)
     portrait = [s for s in overview if s.layer == layer]
     check()
 
@@ -131,14 +144,16 @@ def compute_analysis(
     check()
 
     # 3) the same input without the mask (RoBERTa-style), only the shown layer kept
-    bidi_out = lens(ids, causal=False, keep_attentions=[layer], keep_hidden=True, compute_logits=False)
+    bidi_out = lens(ids, causal=False, keep_attentions=[layer], keep_hidden=True, compute_logits=False,
+                    ablation=ablation)
     check()
 
     # 4) the leakage diff: change the token at `position`, measure every position's change.
     #    core.fast_paths reuses the two passes above (and, under the mask, the K/V of the
     #    positions before the edit): core.analysis.leakage's numbers for about one pass instead of four
-    base = EditBase.from_outputs(ids, layer, request.mask_mode, causal_out, bidi_out)
-    leak = edit_update(lens, ids, position, replacement, layer, mask_mode=request.mask_mode, base=base).leakage
+    base = EditBase.from_outputs(ids, layer, request.mask_mode, causal_out, bidi_out, allowed, ablation)
+    leak = edit_update(lens, ids, position, replacement, layer, mask_mode=request.mask_mode, base=base,
+                       allowed=allowed, ablation=ablation).leakage
     check()
 
     # the lens notes the shapes of layer 0 as it runs; logits were skipped, add their row
@@ -174,5 +189,9 @@ def compute_analysis(
             "replacement_text": tok.token_texts([int(replacement)])[0],
             "mask_mode": request.mask_mode,
             "follow_last": request.position is None,
+            "mask_spec": "causal" if spec is None else str(spec),
+            "allowed": allowed,  # [n, n] bool of the masked pass; None: causal
+            "knockout": tuple(request.knockout),
+            "knockout_mode": request.knockout_mode,
         },
     )
