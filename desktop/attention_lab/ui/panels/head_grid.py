@@ -381,7 +381,7 @@ class HeadGridPanel(Panel):
         if pool > 1:
             key_text += " · " + tr("head_grid.pooled", pool=pool)
         set_axis_label(self.grid_plot, "bottom", key_text)
-        set_view_range(self.grid_plot, (0, width), (0, height))
+        set_view_range(self.grid_plot, *geometry.view_range())
 
     def _fit_grid_ticks(self) -> None:
         """Token labels along the mosaic's left (each row of tiles) and bottom (each column),
@@ -390,11 +390,11 @@ class HeadGridPanel(Panel):
         if self.state is None or geometry is None:
             return
         rows, cols = geometry.shape
-        width, height = geometry.extent()
+        (x0, x1), (y0, y1) = geometry.view_range()
         size = self.grid_plot.getViewBox().size()
         tokens = self.state.tokens
-        set_ticks(self.grid_plot.getAxis("left"), tile_ticks(tokens, geometry, rows, (size.height() or 200.0) / height, True))
-        set_ticks(self.grid_plot.getAxis("bottom"), tile_ticks(tokens, geometry, cols, (size.width() or 200.0) / width, False))
+        set_ticks(self.grid_plot.getAxis("left"), tile_ticks(tokens, geometry, rows, (size.height() or 200.0) / (y1 - y0), True))
+        set_ticks(self.grid_plot.getAxis("bottom"), tile_ticks(tokens, geometry, cols, (size.width() or 200.0) / (x1 - x0), False))
 
     def _grid_view_resized(self, *_args) -> None:
         self._fit_grid_ticks()
@@ -412,9 +412,9 @@ class HeadGridPanel(Panel):
         if geometry is None:
             return 256.0
         size = self.grid_plot.getViewBox().size()
-        width, height = geometry.extent()
+        (x0, x1), (y0, y1) = geometry.view_range()
         tile = geometry.pixels * geometry.pool
-        side = max(size.width() * tile / width, size.height() * tile / height)
+        side = max(size.width() * tile / (x1 - x0), size.height() * tile / (y1 - y0))
         return side if side >= 48 else 256.0
 
     def _grid_resized(self) -> None:

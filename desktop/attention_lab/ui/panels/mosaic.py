@@ -75,6 +75,12 @@ class MosaicGeometry:
         height, width = self.size
         return width * self.pool, height * self.pool
 
+    def view_range(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """(x range, y range) in cells that show the whole mosaic, with a gap's room above
+        the first row for its titles."""
+        width, height = self.extent()
+        return (0.0, width), (-self.gap_y * self.pool, height)
+
     def locate(self, x: float, y: float) -> tuple[int, int, int] | None:
         """(head, query, key) under the item position (x, y) in pixels; None over a gap,
         past the last head or past the map's last cell (a pooled tile's padding)."""
