@@ -143,17 +143,16 @@ def test_head_grid_shows_each_head_with_a_shared_scale(qtbot, make_window):
     state = wait_state(qtbot, window)
     grid = window.panel("panel.head_grid")
     heads = state.model.lens.config.n_head
-    assert len(grid._grid) == heads == 12
-    for h, (plot, image, overlay) in enumerate(grid._grid):
-        np.testing.assert_array_equal(image.image, state.attention_causal[h].numpy())
-        assert overlay.isVisible()  # the forbidden future is hatched under the mask
-        # axes (with the token labels) on the outer edges only: queries left, keys at the bottom
-        column, last_row = h % 4, h >= heads - 4
-        assert plot.getAxis("left").isVisible() == (column == 0), h
-        assert plot.getAxis("bottom").isVisible() == last_row, h
-    # one colour bar drives every image
+    assert heads == 12
+    # one mosaic: every head's tile is its map, the gaps between tiles are blank (NaN)
+    for h in range(heads):
+        np.testing.assert_array_equal(grid.head_map(h), state.attention_causal[h].numpy())
+    assert np.isnan(grid.mosaic.image).sum() == grid.mosaic.image.size - heads * state.n_tokens ** 2
+    assert grid.mosaic_overlay.isVisible()  # the forbidden future is hatched under the mask
+    assert [t.toPlainText() for t in grid._titles] == [f"head {h}" for h in range(heads)]
+    # one colour bar drives the image
     grid.bar.setLevels((0.0, 0.5))
-    assert all(tuple(image.levels) == (0.0, 0.5) for _, image, _ in grid._grid)
+    assert tuple(grid.mosaic.levels) == (0.0, 0.5)
     # hover text, query → key
     n = state.n_tokens
     text = grid.cell_text(0, 2, 1)
@@ -163,9 +162,9 @@ def test_head_grid_shows_each_head_with_a_shared_scale(qtbot, make_window):
     # bidirectional: no mask, no hatching, the other attention
     grid.bidirectional.click()
     state = wait_state(qtbot, window, lambda s: not s.causal)
-    for h, (_plot, image, overlay) in enumerate(grid._grid):
-        np.testing.assert_array_equal(image.image, state.attention_bidirectional[h].numpy())
-        assert not overlay.isVisible()
+    for h in range(heads):
+        np.testing.assert_array_equal(grid.head_map(h), state.attention_bidirectional[h].numpy())
+    assert not grid.mosaic_overlay.isVisible()
     assert "bidirectional" in window.status.mode.text()
 
 
@@ -174,13 +173,16 @@ def test_clicking_a_head_enlarges_it_side_by_side(qtbot, make_window):
     state = wait_state(qtbot, window)
     grid = window.panel("panel.head_grid")
     qtbot.waitUntil(lambda: grid.grid_view.isVisible())
-    plot, image, _ = grid._grid[5]
+    clicked = []
+    grid.head_clicked.connect(lambda layer, head: clicked.append((layer, head)))
+    geometry = grid.mosaic.geometry
+    x, y = geometry.origin(5)  # head 5's tile, in the image's pixels
     n = state.n_tokens
-    scene_pos = image.mapToScene(QPointF(n / 2, n / 2))
+    scene_pos = grid.mosaic.mapToScene(QPointF(x + n / 2, y + n / 2))
     view_pos = grid.grid_view.mapFromScene(scene_pos)
     qtbot.mouseClick(grid.grid_view.viewport(), Qt.MouseButton.LeftButton, pos=view_pos)
     qtbot.waitUntil(lambda: grid.tabs.currentIndex() == 1)
-    assert grid.head == 5
+    assert grid.head == 5 and clicked == [(state.layer, 5)]
     # side by side by default: the causal and the bidirectional map of head 5
     np.testing.assert_array_equal(grid._head_images[True], state.attention_causal[5].numpy())
     np.testing.assert_array_equal(grid._head_images[False], state.attention_bidirectional[5].numpy())
@@ -210,7 +212,7 @@ def test_layer_selector_recomputes_the_layer(qtbot, make_window):
     grid.layer.setValue(1)
     state = wait_state(qtbot, window, lambda s: s.layer == 1)
     assert [s.layer for s in state.portrait] == [1] * 12
-    np.testing.assert_array_equal(grid._grid[0][1].image, state.attention_causal[0].numpy())
+    np.testing.assert_array_equal(grid.head_map(0), state.attention_causal[0].numpy())
 
 
 # ---------------------------------------------------------------------------- leakage

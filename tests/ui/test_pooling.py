@@ -98,16 +98,23 @@ def test_grid_draws_pooled_maps_and_hover_names_the_exact_cell(qtbot, tiny_check
     panel.show_state(state)
     pool = pool_factor(n, 32)
     assert pool >= 2
-    _plot, image, overlay = panel._grid[3]
-    np.testing.assert_array_equal(image.image, block_max(state.attention_causal[3:4].numpy(), pool)[0])
-    assert f"{pool} × {pool}" in panel._key_label.text
-    assert overlay.isVisible()
-    # the image is drawn over the n × n cells of the map: item pixel (x, y) covers cells
-    # [x·pool, (x+1)·pool) and the hover asks the state for the exact cell
+    np.testing.assert_array_equal(panel.head_map(3), block_max(state.attention_causal[3:4].numpy(), pool)[0])
+    assert f"{pool} × {pool}" in panel.grid_plot.getAxis("bottom").labelText
+    assert panel.mosaic_overlay.isVisible()
+    # the mosaic is drawn over the n × n cells of each map: item pixel (x, y) of head 3's tile
+    # covers cells [x·pool, (x+1)·pool) and the hover asks the state for the exact cell
+    image = panel.mosaic
+    geometry = image.geometry
+    m = geometry.pixels
     rect = image.mapRectToParent(image.boundingRect())
     assert rect.width() == pytest.approx(image.image.shape[1] * pool)
+    x, y = geometry.origin(3)
     q, k = n - 2, 5
-    assert image.cell_at(QPointF((k + 0.5) / pool, (q + 0.5) / pool)) == (q, k)
-    assert image.cell_at(QPointF((n + 0.5) / pool, 0.1)) is None  # the pooled image's padding
+    assert image.cell_at(QPointF(x + (k + 0.5) / pool, y + (q + 0.5) / pool)) == (3, q, k)
+    assert image.cell_at(QPointF(x + (n + 0.5) / pool, y + 0.1)) is None  # the pooled tile's padding
+    assert image.cell_at(QPointF(x + m + 0.5, y + 0.1)) is None  # the gap after the tile
+    panel.hover_text = ""
+    panel._grid_hover("mosaic", image.cell_at(QPointF(x + (k + 0.5) / pool, y + (q + 0.5) / pool)), None)
+    assert panel.hover_text == panel.cell_text(3, q, k)
     text = panel.cell_text(3, q, k)
     assert f"{float(state.attention_causal[3, q, k]):.3f}" in text

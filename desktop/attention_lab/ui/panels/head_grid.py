@@ -38,11 +38,11 @@ from attention_lab.ui.panels.heatmap_kit import (
     colormap,
     fit_token_ticks,
     future_overlay,
-    grid_shape,
     overlay_item,
 )
+from attention_lab.ui.panels.mosaic import MosaicGeometry, MosaicImage, compose, mosaic_overlay, tile_ticks, title_items
 from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
-from attention_lab.ui.panels.plot_setters import set_axis_label, set_label_text, set_ticks, set_title, set_view_range, show_axis
+from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.core.pooling import pool_factor, pooled_for
 
 
@@ -71,14 +71,13 @@ class HeadGridPanel(Panel):
     layer_requested = Signal(int)
     causal_requested = Signal(bool)
     head_selected = Signal(int, int)  # layer, head (from the overview)
+    head_clicked = Signal(int, int)  # layer, head: a head of the grid clicked (it is enlarged)
     status_message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.head = 0
         self._pending_head: tuple[int, int] | None = None
-        self._grid: list[tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = []
-        self._grid_heads = 0
         self._stale: set[int] = set()  # tabs (0 grid, 1 one head, 2 overview) not drawn for the state yet
         self._pool = 1  # cells per pixel of the grid's maps
         self._resize_timer = QTimer(self)  # re-pools once the resizing stops
@@ -121,6 +120,7 @@ class HeadGridPanel(Panel):
         self.grid_view.setBackground("w")
         self.grid_view.setMinimumSize(360, 280)
         self.bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
+        self._build_grid()
         self.tabs.addTab(self.grid_view, "")
 
         # --- one head page
@@ -314,84 +314,97 @@ class HeadGridPanel(Panel):
         if self.state is not None and index in self._stale:
             (self._render_grid, self._render_head, self._render_overview)[index]()
 
-    def _build_grid(self, heads: int) -> None:
-        clear_layout(self.grid_view)
-        self._grid = []
-        rows, cols = grid_shape(heads)
-        self._query_label = pg.LabelItem(angle=-90, size="9pt", color="#444")
-        self.grid_view.addItem(self._query_label, row=0, col=0, rowspan=rows)
-        for h in range(heads):
-            r, c = divmod(h, cols)
-            plot = self.grid_view.addPlot(row=r, col=c + 1, enableMenu=False)
-            configure_map_plot(plot)
-            if c == 0:  # the only column with token labels on the left
-                _fix_token_axis_width(plot)
-            image = HeatImage(h, self._grid_hover, self._grid_click)
-            overlay = overlay_item()
-            plot.addItem(image)
-            plot.addItem(overlay)
-            self._grid.append((plot, image, overlay))
-        self._grid[0][0].getViewBox().sigResized.connect(lambda *_: self._resize_timer.start())
-        self._key_label = pg.LabelItem(size="9pt", color="#444")
-        self.grid_view.addItem(self._key_label, row=rows, col=1, colspan=cols)
-        self.bar = pg.ColorBarItem(values=self.bar.levels(), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
-        self.bar.setImageItem([image for _, image, _ in self._grid])
-        self.grid_view.addItem(self.bar, row=0, col=cols + 1, rowspan=rows)
-        self._grid_heads = heads
+    def _build_grid(self) -> None:
+        """The grid page's one plot: the mosaic of the layer's heads, its hatching, the
+        heads' titles and one colour bar (made once; an analysis only swaps images)."""
+        plot = self.grid_view.addPlot(row=0, col=0, enableMenu=False)
+        configure_map_plot(plot)
+        _fix_token_axis_width(plot)
+        self.grid_plot = plot
+        self.mosaic = MosaicImage(self._grid_hover, self._grid_click)
+        self.mosaic_overlay = overlay_item()
+        plot.addItem(self.mosaic)
+        plot.addItem(self.mosaic_overlay)
+        self._titles: list = []
+        self.bar.setImageItem(self.mosaic)
+        self.grid_view.addItem(self.bar, row=0, col=1)
+        plot.getViewBox().sigResized.connect(self._grid_view_resized)
 
     def _render_grid(self) -> None:
         self._stale.discard(0)
         state = self.state
         att = self._current_attention()
         heads, n = att.shape[0], att.shape[-1]
-        if heads != self._grid_heads:
-            self._build_grid(heads)
-        rows, cols = grid_shape(heads)
-        levels = self.bar.levels()
         # no more pixels than the screen shows: a long text's maps are max-pooled to the size
         # of a grid cell (the enlarged head keeps every cell)
         preview = state.grid_previews.get(state.causal)
         pool, maps = pooled_for(att, preview, pool_factor(n, self._grid_pixels()))
         self._pool = pool
         maps = maps.numpy()
-        m = maps.shape[-1]
-        overlay = future_overlay(m) if state.causal else None
-        for h, (plot, image, over) in enumerate(self._grid):
-            image.set_pooled(np.ascontiguousarray(maps[h]), pool, n, autoLevels=False, levels=levels)
-            if overlay is not None:
-                over.setImage(overlay, autoLevels=False)
-                over.setRect(QRectF(0, 0, m * pool, m * pool))
-                over.show()
-            else:
-                over.hide()
-            set_title(plot, tr("head_grid.head", head=h), size="9pt")
-            r, c = divmod(h, cols)
-            # tokens on the outer edges only: queries on the left column, keys under the bottom row
-            fit_token_ticks(plot, "left", state.tokens if c == 0 else [])
-            fit_token_ticks(plot, "bottom", state.tokens if h + cols >= heads else [])
-            # inner maps have no axes at all: each axis repaints on every change of the view
-            # (24 of them made up most of the grid's repaint for a long text)
-            show_axis(plot, "left", c == 0)
-            show_axis(plot, "bottom", h + cols >= heads)
-            set_view_range(plot, (0, n), (0, n))
-        set_label_text(self._query_label, tr("head_grid.query_axis"))
+        geometry = MosaicGeometry(heads, n, maps.shape[-1], pool)
+        self.mosaic.show_mosaic(compose(maps, geometry), geometry, self.bar.levels())
+        width, height = geometry.extent()
+        if state.causal:
+            hatching = mosaic_overlay(geometry)
+            if self.mosaic_overlay.image is not hatching:
+                self.mosaic_overlay.setImage(hatching, autoLevels=False)
+                self.mosaic_overlay.setRect(QRectF(0, 0, width, height))
+            self.mosaic_overlay.show()
+        else:
+            self.mosaic_overlay.hide()
+        for h, title in enumerate(title_items(self.grid_plot.getViewBox(), heads, self._titles)[:heads]):
+            text = tr("head_grid.head", head=h)
+            if title.toPlainText() != text:
+                title.setText(text)
+            x, y = geometry.origin(h)
+            if (title.pos().x(), title.pos().y()) != (x * pool, y * pool):
+                title.setPos(x * pool, y * pool)
+        self._fit_grid_ticks()
+        set_axis_label(self.grid_plot, "left", tr("head_grid.query_axis"))
         key_text = tr("head_grid.key_axis")
         if pool > 1:
             key_text += " · " + tr("head_grid.pooled", pool=pool)
-        set_label_text(self._key_label, key_text)
+        set_axis_label(self.grid_plot, "bottom", key_text)
+        set_view_range(self.grid_plot, *geometry.view_range())
+
+    def _fit_grid_ticks(self) -> None:
+        """Token labels along the mosaic's left (each row of tiles) and bottom (each column),
+        as many as the view's size lets fit."""
+        geometry = self.mosaic.geometry
+        if self.state is None or geometry is None:
+            return
+        rows, cols = geometry.shape
+        (x0, x1), (y0, y1) = geometry.view_range()
+        size = self.grid_plot.getViewBox().size()
+        tokens = self.state.tokens
+        set_ticks(self.grid_plot.getAxis("left"), tile_ticks(tokens, geometry, rows, (size.height() or 200.0) / (y1 - y0), True))
+        set_ticks(self.grid_plot.getAxis("bottom"), tile_ticks(tokens, geometry, cols, (size.width() or 200.0) / (x1 - x0), False))
+
+    def _grid_view_resized(self, *_args) -> None:
+        self._fit_grid_ticks()
+        self._resize_timer.start()
+
+    def head_map(self, head: int) -> np.ndarray:
+        """What the grid shows for ``head``: its tile of the mosaic (pooled for a long text)."""
+        geometry = self.mosaic.geometry
+        x, y = geometry.origin(head)
+        return self.mosaic.image[y : y + geometry.pixels, x : x + geometry.pixels]
 
     def _grid_pixels(self) -> float:
-        """Screen pixels across one map of the grid (256 until the grid is laid out)."""
-        if not self._grid:
+        """Screen pixels across one head's tile (256 until the grid is laid out)."""
+        geometry = self.mosaic.geometry
+        if geometry is None:
             return 256.0
-        size = self._grid[0][0].getViewBox().size()
-        side = max(size.width(), size.height())
+        size = self.grid_plot.getViewBox().size()
+        (x0, x1), (y0, y1) = geometry.view_range()
+        tile = geometry.pixels * geometry.pool
+        side = max(size.width() * tile / (x1 - x0), size.height() * tile / (y1 - y0))
         return side if side >= 48 else 256.0
 
     def _grid_resized(self) -> None:
         """A bigger (or smaller) grid cell may want another pooling: draw the maps again."""
         state = self.state
-        if state is not None and self._grid and pool_factor(state.n_tokens, self._grid_pixels()) != self._pool:
+        if state is not None and self.mosaic.geometry is not None and pool_factor(state.n_tokens, self._grid_pixels()) != self._pool:
             self._render_grid()
 
     def _build_head(self, count: int) -> None:
@@ -503,11 +516,11 @@ class HeadGridPanel(Panel):
         if text and screen_pos is not None:
             QToolTip.showText(screen_pos.toPoint(), text, self)
 
-    def _grid_hover(self, head, cell, screen_pos) -> None:
+    def _grid_hover(self, _key, cell, screen_pos) -> None:
         if self.state is None or cell is None:
             self._show_hover("", None)
             return
-        self._show_hover(self.cell_text(head, *cell), screen_pos)
+        self._show_hover(self.cell_text(*cell), screen_pos)
 
     def _head_hover(self, key, cell, screen_pos) -> None:
         if self.state is None or cell is None:
@@ -515,7 +528,11 @@ class HeadGridPanel(Panel):
             return
         self._show_hover(self.cell_text(self.head, *cell, causal=key[1]), screen_pos)
 
-    def _grid_click(self, head, _cell) -> None:
+    def _grid_click(self, _key, cell) -> None:
+        if cell is None or self.state is None:  # a gap between the tiles
+            return
+        head = cell[0]
+        self.head_clicked.emit(self.state.layer, head)
         self.head = head
         self.head_spin.blockSignals(True)
         self.head_spin.setValue(head)

@@ -1,0 +1,180 @@
+"""A layer's heads drawn as one mosaic: one image, one overlay, one set of axes.
+
+The head grid used to give each head its own ``PlotItem`` (view box, two axes, title,
+layout cell): twelve of them to lay out and paint on every analysis were most of the GUI
+thread's stall after an edit (pyqtgraph's ``GraphicsView.paintEvent``, then Qt layout;
+issue 19).  Here the H maps are tiles of one array drawn by one ``ImageItem`` in one view
+box, with gaps between the tiles; the hatching of the causal mask is one RGBA image laid
+out the same way.  Nothing is laid out again when only the weights change: the tiles
+keep their places while the number of heads, tokens and the pooling stay the same.
+
+Coordinates: the view's units are the map's cells (a tile is ``n`` wide, as the maps
+were); the image item's own coordinates are its pixels, each ``pool`` cells a side.
+:meth:`MosaicGeometry.locate` turns an item position into (head, query, key).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+
+from attention_lab.ui.panels.heatmap_kit import HeatImage, future_overlay, grid_shape
+
+GAP_X = 0.06  # the gap between two tiles side by side, as a fraction of a tile
+GAP_Y = 0.22  # between two rows of tiles: room for the heads' titles
+
+
+@dataclasses.dataclass(frozen=True)
+class MosaicGeometry:
+    """Where each of ``heads`` tiles of ``pixels`` × ``pixels`` (pooled by ``pool`` from
+    ``cells`` × ``cells``) lies in the mosaic's pixels, ``gap_x``/``gap_y`` pixels apart."""
+
+    heads: int
+    cells: int
+    pixels: int
+    pool: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, cols) of tiles."""
+        return grid_shape(self.heads)
+
+    @property
+    def gap_x(self) -> int:
+        return max(1, round(self.pixels * GAP_X))
+
+    @property
+    def gap_y(self) -> int:
+        return max(1, round(self.pixels * GAP_Y))
+
+    @property
+    def stride(self) -> tuple[int, int]:
+        """(x, y) pixels from one tile's corner to the next one's."""
+        return self.pixels + self.gap_x, self.pixels + self.gap_y
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(height, width) of the mosaic in pixels."""
+        rows, cols = self.shape
+        sx, sy = self.stride
+        return rows * sy - self.gap_y, cols * sx - self.gap_x
+
+    def origin(self, head: int) -> tuple[int, int]:
+        """(x, y) pixel of ``head``'s top-left corner."""
+        row, col = divmod(head, self.shape[1])
+        sx, sy = self.stride
+        return col * sx, row * sy
+
+    def extent(self) -> tuple[float, float]:
+        """(width, height) of the mosaic in cells (the view's units)."""
+        height, width = self.size
+        return width * self.pool, height * self.pool
+
+    def view_range(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """(x range, y range) in cells that show the whole mosaic, with a gap's room above
+        the first row for its titles."""
+        width, height = self.extent()
+        return (0.0, width), (-self.gap_y * self.pool, height)
+
+    def locate(self, x: float, y: float) -> tuple[int, int, int] | None:
+        """(head, query, key) under the item position (x, y) in pixels; None over a gap,
+        past the last head or past the map's last cell (a pooled tile's padding)."""
+        if x < 0 or y < 0:
+            return None
+        sx, sy = self.stride
+        col, row = int(x // sx), int(y // sy)
+        rows, cols = self.shape
+        if col >= cols or row >= rows:
+            return None
+        head = row * cols + col
+        in_x, in_y = x - col * sx, y - row * sy
+        if head >= self.heads or in_x >= self.pixels or in_y >= self.pixels:
+            return None
+        key, query = math.floor(in_x * self.pool), math.floor(in_y * self.pool)
+        if query >= self.cells or key >= self.cells:
+            return None
+        return head, query, key
+
+
+def compose(maps: np.ndarray, geometry: MosaicGeometry) -> np.ndarray:
+    """``maps`` [heads, m, m] laid out as one float32 mosaic; the gaps are NaN (drawn
+    transparent: the view's white background shows between the tiles)."""
+    out = np.full(geometry.size, np.nan, dtype=np.float32)
+    m = geometry.pixels
+    for h in range(geometry.heads):
+        x, y = geometry.origin(h)
+        out[y : y + m, x : x + m] = maps[h]
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def mosaic_overlay(geometry: MosaicGeometry) -> np.ndarray:
+    """The causal mask's hatching for every tile, laid out like :func:`compose` (RGBA, at
+    the hatching's own resolution: ``factor`` image pixels per mosaic pixel).  Made once
+    per geometry; read-only."""
+    tile = future_overlay(geometry.pixels)
+    factor = tile.shape[0] // geometry.pixels
+    height, width = geometry.size
+    out = np.zeros((height * factor, width * factor, 4), dtype=np.ubyte)
+    side = tile.shape[0]
+    for h in range(geometry.heads):
+        x, y = geometry.origin(h)
+        out[y * factor : y * factor + side, x * factor : x * factor + side] = tile
+    out.flags.writeable = False
+    return out
+
+
+class MosaicImage(HeatImage):
+    """The mosaic's image: hover and clicks report ``(head, query, key)`` as the cell."""
+
+    def __init__(self, on_hover=None, on_click=None):
+        super().__init__("mosaic", on_hover, on_click)
+        self.geometry: MosaicGeometry | None = None
+
+    def show_mosaic(self, mosaic: np.ndarray, geometry: MosaicGeometry, levels) -> None:
+        changed = geometry != self.geometry
+        self.geometry = geometry
+        self.setImage(mosaic, autoLevels=False, levels=levels)
+        if changed:
+            self.setRect(QRectF(0, 0, *geometry.extent()))
+
+    def cell_at(self, pos) -> tuple[int, int, int] | None:
+        if self.geometry is None or self.image is None:
+            return None
+        return self.geometry.locate(pos.x(), pos.y())
+
+
+def tile_ticks(tokens, geometry: MosaicGeometry, count: int, pixels_per_cell: float, vertical: bool) -> list:
+    """Token ticks for ``count`` rows (``vertical``) or columns of tiles: each tile's cells
+    labelled, as many as fit at ``pixels_per_cell`` screen pixels a cell (a label every
+    ``step`` cells, at most 10 characters, cut with "…")."""
+    n = len(tokens)
+    if not n or pixels_per_cell <= 0:
+        return [[], []]
+    if vertical:
+        step, chars = max(1, math.ceil(13.0 / pixels_per_cell)), 9
+    else:
+        chars, step = int(pixels_per_cell / 7.0) - 1, 1
+        if chars < 3:
+            chars, step = 4, max(1, math.ceil(5 * 7.0 / pixels_per_cell))
+    chars = min(chars, 10)
+    labels = [(i, t if len(t) <= chars else t[: max(1, chars - 1)] + "…") for i, t in enumerate(tokens) if i % step == 0]
+    stride = geometry.stride[1 if vertical else 0] * geometry.pool
+    return [[(k * stride + i + 0.5, text) for k in range(count) for i, text in labels], []]
+
+
+def title_items(view: pg.ViewBox, count: int, items: list) -> list:
+    """``count`` title labels in ``view`` (kept in ``items``, made once and reused)."""
+    while len(items) < count:
+        item = pg.TextItem("", color="#222", anchor=(0, 1))
+        item.setZValue(20)
+        view.addItem(item)
+        items.append(item)
+    for i, item in enumerate(items):
+        item.setVisible(i < count)
+    return items

@@ -1,0 +1,70 @@
+"""The head grid's mosaic geometry: which head, query and key lie under a point (no Qt needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyqtgraph")
+
+from attention_lab.ui.panels.mosaic import MosaicGeometry, compose, mosaic_overlay, tile_ticks  # noqa: E402
+
+
+def test_locate_names_the_head_query_and_key_of_every_cell():
+    geometry = MosaicGeometry(heads=12, cells=10, pixels=10, pool=1)
+    assert geometry.shape == (3, 4)
+    for head in range(12):
+        x, y = geometry.origin(head)
+        for q, k in ((0, 0), (3, 7), (9, 9)):
+            assert geometry.locate(x + k + 0.5, y + q + 0.5) == (head, q, k)
+    x, y = geometry.origin(1)
+    assert geometry.locate(x - 0.5, y + 1) is None  # the gap between heads 0 and 1
+    x, y = geometry.origin(4)
+    assert geometry.locate(x + 1, y - 0.5) is None  # the gap above the second row
+    assert geometry.locate(-0.1, 0) is None
+
+
+def test_locate_in_a_pooled_tile_and_past_the_last_head():
+    geometry = MosaicGeometry(heads=6, cells=250, pixels=84, pool=3)  # 3 × 84 = 252 > 250 cells
+    x, y = geometry.origin(5)
+    assert geometry.locate(x + 10.5, y + 20.2) == (5, 60, 31)
+    assert geometry.locate(x + 83.9, y + 1) is None  # the last pixel's cells 249 (kept) … 251: past 250
+    assert geometry.locate(x + 83.2, y + 1) == (5, 3, 249)
+    rows, cols = geometry.shape
+    assert (rows, cols) == (2, 3)
+    assert geometry.locate(geometry.size[1] + 5, 0) is None
+
+
+def test_compose_places_each_map_and_blanks_the_gaps():
+    rng = np.random.default_rng(0)
+    maps = rng.random((5, 4, 4), dtype=np.float32)
+    geometry = MosaicGeometry(heads=5, cells=4, pixels=4, pool=1)
+    mosaic = compose(maps, geometry)
+    assert mosaic.shape == geometry.size
+    for h in range(5):
+        x, y = geometry.origin(h)
+        np.testing.assert_array_equal(mosaic[y : y + 4, x : x + 4], maps[h])
+    assert np.isnan(mosaic).sum() == mosaic.size - maps.size  # gaps and the empty 6th tile
+
+
+def test_overlay_hatches_the_future_of_each_tile_only():
+    geometry = MosaicGeometry(heads=4, cells=8, pixels=8, pool=1)
+    overlay = mosaic_overlay(geometry)
+    factor = overlay.shape[0] // geometry.size[0]
+    for h in range(4):
+        x, y = geometry.origin(h)
+        assert overlay[(y + 6) * factor, (x + 1) * factor, 3] == 0  # the past: clear
+        assert overlay[(y + 1) * factor + 1, (x + 6) * factor + 1, 3] > 0  # the future: hatched
+    gap_x = geometry.origin(1)[0] - 1
+    assert overlay[:, gap_x * factor, 3].max() == 0
+
+
+def test_tile_ticks_label_every_row_of_tiles_at_its_cells():
+    geometry = MosaicGeometry(heads=12, cells=3, pixels=3, pool=1)
+    ticks = tile_ticks(["The", "big", "dog"], geometry, 3, pixels_per_cell=40.0, vertical=True)[0]
+    stride = geometry.stride[1]
+    assert ticks[:3] == [(0.5, "The"), (1.5, "big"), (2.5, "dog")]
+    assert ticks[3] == (stride + 0.5, "The") and len(ticks) == 9
+    # too little room: every other label, cut short
+    sparse = tile_ticks(["a-long-token"] * 10, MosaicGeometry(4, 10, 10, 1), 2, pixels_per_cell=8.0, vertical=False)[0]
+    assert len(sparse) == 2 * 2 and sparse[0][1] == "a-l…"
