@@ -15,7 +15,6 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import torch
-
 from attention_lab.core.analysis import LeakageResult, head_portrait
 from attention_lab.core.analysis_state import AnalysisState
 from attention_lab.core.lens import GPT2Config, ShapeRow

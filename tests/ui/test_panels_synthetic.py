@@ -13,20 +13,26 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from attention_lab.core.lens import future_mask  # noqa: E402
-from attention_lab.ui.docks import PANEL_MODULES  # noqa: E402
-from attention_lab.ui.panels.head_grid import HeadGridPanel  # noqa: E402
-from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
-from attention_lab.ui.panels.leakage import LeakagePanel  # noqa: E402
-from attention_lab.ui.panels.mask import MaskPanel  # noqa: E402
-from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel  # noqa: E402
-from attention_lab.ui.panels.shapes import ShapesPanel  # noqa: E402
-from attention_lab.ui.panels.token_editor import TokenEditorPanel  # noqa: E402
-
-from synthetic_state import CONTEXT, N_HEAD, N_TOKENS, POSITION, synthetic_model, synthetic_state, with_layer  # noqa: E402
+import numpy as np
+import pytest
+from attention_lab.core.lens import future_mask
+from attention_lab.ui.docks import PANEL_MODULES
+from attention_lab.ui.panels.head_grid import HeadGridPanel
+from attention_lab.ui.panels.kv_bench import KVBenchPanel
+from attention_lab.ui.panels.leakage import LeakagePanel
+from attention_lab.ui.panels.mask import MaskPanel
+from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel
+from attention_lab.ui.panels.shapes import ShapesPanel
+from attention_lab.ui.panels.token_editor import TokenEditorPanel
+from synthetic_state import (
+    CONTEXT,
+    N_HEAD,
+    N_TOKENS,
+    POSITION,
+    synthetic_model,
+    synthetic_state,
+    with_layer,
+)
 
 CLASSES = [getattr(importlib.import_module(module), name) for module, name, _slot in PANEL_MODULES]
 
@@ -90,7 +96,7 @@ def test_portrait_rows_are_the_hand_made_heads(shown):
     head 1 looks only at token 0 (distances 1, 2, 3: mean 2; sink mass 1)."""
     panel = shown(PortraitPanel)
     panel.show_state(synthetic_state())
-    cell = lambda row, name: panel.table.item(row, COLUMNS.index(name)).text()  # noqa: E731
+    cell = lambda row, name: panel.table.item(row, COLUMNS.index(name)).text()
     assert panel.table.rowCount() == N_HEAD
     rows = {cell(r, "head"): (cell(r, "mean_distance"), cell(r, "sink_mass")) for r in range(N_HEAD)}
     assert rows == {"0": ("1.000", "0.333"), "1": ("2.000", "1.000")}

@@ -17,8 +17,8 @@ import torch
 from . import analysis, kvbench, roles
 from .kvbench import run_kv_benchmark
 from .lens import GPT2Config
-from .pipeline import AnalysisRequest, compute_analysis
 from .lab_masks_knockout import ablation_section, mask_section, parse_lab_options, render_sections
+from .pipeline import AnalysisRequest, compute_analysis
 
 SEED_TEXT = "The big dog bit the mailman yesterday"
 MAX_SHOWN_TOKENS = 16  # the text rendering prints at most this many rows/columns of a map
