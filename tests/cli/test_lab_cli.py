@@ -336,3 +336,39 @@ def test_version_and_help(capsys):
     with pytest.raises(SystemExit) as exc:
         app.main(["lab", "--help"])
     assert exc.value.code == 0 and "--replacement" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("position, replacement", [(None, None), (2, " cat"), (0, None)])
+def test_lab_numbers_are_the_apps_pipeline(tiny_checkpoint, position, replacement):
+    """Steps 1-4 of the lab are what the app's panels show for the same text, layer, position
+    and replacement: the same function computes them (core.pipeline.compute_analysis), the
+    default replacement included; the detectors read every layer of that same causal pass."""
+    from attention_lab.core.analysis import duplicate_token_scores, previous_token_scores
+    from attention_lab.core.lab import run_lab
+    from attention_lab.core.models import load_model
+    from attention_lab.core.pipeline import AnalysisRequest, compute_analysis
+
+    model = load_model(str(tiny_checkpoint))
+    text = "the dog bit the man and the dog ran"
+    result = run_lab(model, text, layer=1, position=position, replacement=replacement, new_tokens=2, repetitions=1)
+    leak = result["leakage"]
+    asked = None if replacement is None else leak["replacement_id"]
+    state = compute_analysis(model, AnalysisRequest(request_id=1, text=text, layer=1, position=position,
+                                                    replacement_id=asked))
+    assert result["token_ids"] == state.ids and leak["position"] == state.position
+    assert leak["replacement_id"] == state.replacement_id  # the default: the pipeline's best other guess
+    rounded = lambda t: torch.round(t.double(), decimals=6).tolist()  # noqa: E731 -- the JSON's rounding
+    assert result["attention"]["causal"] == rounded(state.attention_causal)
+    assert result["attention"]["bidirectional"] == rounded(state.attention_bidirectional)
+    for name in ("causal", "bidirectional", "causal_layers", "bidirectional_layers"):
+        assert leak[name] == getattr(state.leakage, name).tolist(), name
+    assert [(h["layer"], h["head"], h["entropy"], h["mean_distance"], h["sink_mass"]) for h in result["heads"]] == [
+        (h.layer, h.head, h.entropy, h.mean_distance, h.sink_mass) for h in state.overview
+    ]
+    assert [s["name"] for s in result["shapes"]] == [r.name for r in state.shapes]
+    full = model.lens(state.ids, causal=True, keep_attentions=True, compute_logits=False)
+    for index, attn in enumerate(full.attentions):
+        torch.testing.assert_close(torch.tensor(result["detectors"]["previous_token"][index]),
+                                   previous_token_scores(attn[0]), atol=1e-6, rtol=0, check_dtype=False)
+        torch.testing.assert_close(torch.tensor(result["detectors"]["duplicate_token"][index]),
+                                   duplicate_token_scores(attn[0], state.ids), atol=1e-6, rtol=0, check_dtype=False)

@@ -18,6 +18,7 @@ from . import analysis, kvbench, roles
 from .kvbench import run_kv_benchmark
 from .lens import GPT2Config
 from .lab_masks_knockout import ablation_section, mask_section, parse_lab_options, render_sections
+from .pipeline import AnalysisRequest, compute_analysis
 
 SEED_TEXT = "The big dog bit the mailman yesterday"
 # The chapter's sentence in each edition's language: the text a learner starts from.
@@ -89,17 +90,6 @@ def resolve_replacement(model, replacement: str | int, original_id: int) -> int:
     return token
 
 
-def default_replacement(model, ids: list[int], position: int) -> int:
-    """The model's own likeliest token for ``position`` that differs from the one there."""
-    lens = model.lens
-    context = ids[:position] if position > 0 else ids[:1]
-    logits, _ = lens.next_token_logits(context, None)
-    for candidate in torch.topk(logits, min(8, logits.numel())).indices.tolist():
-        if candidate != ids[position]:
-            return int(candidate)
-    return (ids[position] + 1) % lens.config.vocab_size
-
-
 # ---------------------------------------------------------------------------- the run
 def _rounded(t: torch.Tensor) -> list:
     return torch.round(t.to(torch.float64), decimals=MAP_DECIMALS).tolist()
@@ -164,22 +154,27 @@ def run_lab(
         options = parse_lab_options(model, mask, ablate, ablation_mode)
     except ValueError as exc:
         raise LabInputError(str(exc)) from None
-    replacement_id = (
-        default_replacement(model, ids, position)
-        if replacement is None
-        else resolve_replacement(model, replacement, ids[position])
-    )
+    replacement_id = None if replacement is None else resolve_replacement(model, replacement, ids[position])
+
+    say("steps 1-4: the app's analysis (attention maps with and without the mask, leakage, head portraits)")
+    detectors: dict[str, Any] = {"previous_token": [], "duplicate_token": []}
+
+    def detect(_index: int, attn: torch.Tensor) -> None:  # every layer, from the analysis' own causal pass
+        detectors["previous_token"].append(analysis.previous_token_scores(attn[0]).tolist())
+        detectors["duplicate_token"].append(analysis.duplicate_token_scores(attn[0], ids).tolist())
+
+    # the very function the app runs on its worker (core.pipeline): the lab's maps, leakage and
+    # portraits are the numbers the panels show for the same text, position and replacement
+    request = AnalysisRequest(request_id=0, text=text, layer=layer, causal=True, position=position,
+                              replacement_id=replacement_id, bos=bos)
+    state = compute_analysis(model, request, layer_hook=detect)
+    assert state.ids == ids and state.position == position, "the lab and the pipeline tokenised differently"
+    replacement_id = state.replacement_id  # given, or the model's likeliest other token there
     tokens = tok.token_texts(ids)
+    attn_causal, attn_bidir, leak = state.attention_causal, state.attention_bidirectional, state.leakage
+    heads = list(state.overview)  # every layer's heads (none under 2 tokens: a portrait needs a query row)
 
-    say("steps 1-2: attention maps, causal and bidirectional")
-    causal_out = lens(ids, causal=True, keep_attentions=True, keep_hidden=False, compute_logits=False)
-    bidir_out = lens(ids, causal=False, keep_attentions=[layer], keep_hidden=False, compute_logits=False)
-    attn_causal = causal_out.attentions[layer][0]
-    attn_bidir = bidir_out.attentions[layer][0]
-    per_layer = [a[0] for a in causal_out.attentions]  # L × [H, n, n]; never stacked (600 MB at 1024 tokens)
-
-    say("step 3: leakage")
-    leak = analysis.leakage(lens, ids, position, replacement_id)
+    say("step 3: the mask modes")
     mask_rows = analysis.mask_mode_report(lens, ids, layer, position, replacement_id)
 
     say(f"mask designer ({options.mask}): reach and verdicts, measured; head knockout")
@@ -187,15 +182,7 @@ def run_lab(
     if options.heads is not None:
         designer["ablation"] = ablation_section(lens, tok, ids, options.heads, options.mode, position, allowed)
 
-    say("step 4: head portraits")
-    heads = []
-    if n >= 2:
-        for index, attn in enumerate(per_layer):
-            heads.extend(analysis.head_portrait(attn, layer_offset=index))
-    detectors: dict[str, Any] = {
-        "previous_token": [analysis.previous_token_scores(a).tolist() for a in per_layer],
-        "duplicate_token": [analysis.duplicate_token_scores(a, ids).tolist() for a in per_layer],
-    }
+    say("step 4: induction scores and head roles")
     induction, repeat_ids = analysis.induction_scores_on_repeats(lens, bos_id=tok.eos_id if bos else None)
     detectors["induction"] = induction.tolist()
     detectors["induction_sequence_length"] = len(repeat_ids)
@@ -210,8 +197,7 @@ def run_lab(
     stability = analysis.kv_stability(lens, ids, appended_id=bench.generated_ids[0] if target.lens is lens else None)
     drift = analysis.kv_append_drift(lens, ids, stability.appended_id)
 
-    shapes = [{"name": r.name, "shape": list(r.shape), "note": r.note} for r in causal_out.shapes]
-    shapes.append({"name": "logits", "shape": [n, cfg.vocab_size], "note": "ln_f, then × wteᵀ"})
+    shapes = [{"name": r.name, "shape": list(r.shape), "note": r.note} for r in state.shapes]  # logits row included
     result = {
         "model": {
             "name": model.name,

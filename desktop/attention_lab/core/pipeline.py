@@ -1,5 +1,5 @@
-"""The analysis the panels show: the app computes it on its worker thread; ``bench`` and the
-tests call the same function.
+"""The analysis the panels show: the app computes it on its worker thread; the headless
+``lab`` (steps 1-4), ``bench`` (its memory row) and the tests call the same function.
 
 :func:`compute_analysis` turns one :class:`AnalysisRequest` (text, layer, edited position…)
 into an :class:`~attention_lab.core.analysis_state.AnalysisState`: tokens, attentions of the shown
@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -93,8 +94,12 @@ def default_replacement(ids: list[int], position: int, top_ids: torch.Tensor, vo
 
 
 def compute_analysis(
-    model, request: AnalysisRequest, cancel: threading.Event | None = None, progress=None
+    model, request: AnalysisRequest, cancel: threading.Event | None = None, progress=None,
+    *, layer_hook: Callable[[int, torch.Tensor], None] | None = None,
 ) -> AnalysisState:
+    """``layer_hook(index, attention [1, H, n, n])``, if given, sees every layer's causal
+    attention as it is made, before it is dropped: the headless lab's detectors read all
+    layers that way, from this same pass, without the state keeping them."""
     from attention_lab.core.analysis import head_portrait
     from attention_lab.core.fast_paths import EditBase, edit_update
     from attention_lab.core.lens import HeadAblation
@@ -125,6 +130,8 @@ def compute_analysis(
     overview: list = []
 
     def summarise(index: int, attn: torch.Tensor) -> None:
+        if layer_hook is not None:
+            layer_hook(index, attn)
         if n >= 2:  # one token has no portrait (its row is [1]): the panels say so
             overview.extend(head_portrait(attn[0], layer_offset=index))
         check()  # a superseded request stops between layers

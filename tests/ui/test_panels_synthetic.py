@@ -1,0 +1,128 @@
+"""Each panel alone (no window, no session, no model) shown a hand-made
+:class:`AnalysisState` (``synthetic_state.py``): it draws exactly the state's numbers.
+
+The maps, bars, chips and tables are read back from the widgets and compared with the
+tensors the state was made of; a panel that computed anything on its own, or read another
+field, would draw something else."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np
+import pytest
+from attention_lab.core.lens import future_mask
+from attention_lab.ui.docks import PANEL_MODULES
+from attention_lab.ui.panels.head_grid import HeadGridPanel
+from attention_lab.ui.panels.kv_bench import KVBenchPanel
+from attention_lab.ui.panels.leakage import LeakagePanel
+from attention_lab.ui.panels.mask import MaskPanel
+from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel
+from attention_lab.ui.panels.shapes import ShapesPanel
+from attention_lab.ui.panels.token_editor import TokenEditorPanel
+from synthetic_state import (
+    CONTEXT,
+    N_HEAD,
+    N_TOKENS,
+    POSITION,
+    synthetic_model,
+    synthetic_state,
+    with_layer,
+)
+
+CLASSES = [getattr(importlib.import_module(module), name) for module, name, _slot in PANEL_MODULES]
+
+
+@pytest.fixture
+def shown(qtbot):
+    """``shown(cls)``: a panel of ``cls`` alone, shown at a laptop-ish size."""
+
+    def make(cls):
+        panel = cls()
+        qtbot.addWidget(panel)
+        panel.resize(900, 600)
+        panel.show()
+        return panel
+
+    return make
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
+def test_every_panel_takes_a_synthetic_state(shown, cls):
+    panel = shown(cls)
+    state = synthetic_state()
+    panel.show_state(state)
+    assert panel.has_data() and panel.state is state
+    panel.show_state(with_layer(synthetic_state(model=synthetic_model("another")), 1))  # another model, layer 1
+    assert panel.has_data() and panel.state.layer == 1
+
+
+def test_head_grid_draws_each_heads_map(shown):
+    panel = shown(HeadGridPanel)
+    state = synthetic_state()
+    panel.show_state(state)
+    drawn = [np.asarray(image.image) for _plot, image, _overlay in panel._grid]
+    assert len(drawn) == N_HEAD
+    for head, image in enumerate(drawn):
+        np.testing.assert_array_equal(image, state.attention_causal[head].numpy())
+    panel.show_state(dataclasses.replace(state, causal=False))  # the same heads without the mask
+    drawn = [np.asarray(image.image) for _plot, image, _overlay in panel._grid]
+    for head, image in enumerate(drawn):
+        np.testing.assert_allclose(image, state.attention_bidirectional[head].numpy())
+
+
+def test_leakage_bars_are_the_states_leakage(shown):
+    panel = shown(LeakagePanel)
+    state = synthetic_state()
+    panel.show_state(state)
+    np.testing.assert_array_equal(panel.causal_bars.opts["height"], state.leakage.causal.numpy())
+    np.testing.assert_allclose(panel.bidi_bars.opts["height"], state.leakage.bidirectional.numpy())
+    assert panel.position.value() == POSITION
+
+
+def test_token_editor_chips_are_the_states_tokens(shown):
+    panel = shown(TokenEditorPanel)
+    state = synthetic_state()
+    panel.show_state(state)
+    assert panel.chips.tokens == ["t0", "t1", "t2", "t3"]
+
+
+def test_portrait_rows_are_the_hand_made_heads(shown):
+    """Head 0 looks one token back (mean distance 1, a third of the sink mass from row 1);
+    head 1 looks only at token 0 (distances 1, 2, 3: mean 2; sink mass 1)."""
+    panel = shown(PortraitPanel)
+    panel.show_state(synthetic_state())
+    cell = lambda row, name: panel.table.item(row, COLUMNS.index(name)).text()
+    assert panel.table.rowCount() == N_HEAD
+    rows = {cell(r, "head"): (cell(r, "mean_distance"), cell(r, "sink_mass")) for r in range(N_HEAD)}
+    assert rows == {"0": ("1.000", "0.333"), "1": ("2.000", "1.000")}
+
+
+def test_mask_grid_is_the_triangle_of_the_states_length(shown):
+    panel = shown(MaskPanel)
+    panel.show_state(synthetic_state())
+    image = np.asarray(panel.grid_image.image)
+    assert image.shape[:2] == (N_TOKENS, N_TOKENS)
+    forbidden = future_mask(N_TOKENS).numpy()
+    colours = {tuple(image[i, j]) for i in range(N_TOKENS) for j in range(N_TOKENS) if forbidden[i, j]}
+    allowed = {tuple(image[i, j]) for i in range(N_TOKENS) for j in range(N_TOKENS) if not forbidden[i, j]}
+    assert len(colours) == 1 and len(allowed) == 1 and colours != allowed  # one colour each side of the diagonal
+
+
+def test_kv_panel_offers_the_room_left_in_the_context(shown):
+    panel = shown(KVBenchPanel)
+    panel.show_state(synthetic_state())
+    assert panel.new_tokens.maximum() == CONTEXT - N_TOKENS
+    assert not panel.run_button.isEnabled()  # alone, nobody serves its benchmark: it says so
+
+
+def test_shapes_table_is_the_states_shapes(shown):
+    panel = shown(ShapesPanel)
+    state = synthetic_state()
+    panel.show_state(state)
+    assert [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())] == [s.name for s in state.shapes]
+    assert [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())] == ["(4, 8)", "(2, 4, 4)", "(4, 12)"]
