@@ -38,6 +38,8 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.jobs import KV_BENCH, KV_STABILITY, text_key
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.model_label import model_label
+from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.strings import kv_bench as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -69,7 +71,7 @@ class BenchPrompt:
 
     @classmethod
     def from_state(cls, state) -> "BenchPrompt":
-        return cls(state.model.name, list(state.ids), state.model.tokenizer, state.model.lens.config)
+        return cls(model_label(state.model), list(state.ids), state.model.tokenizer, state.model.lens.config)
 
 
 class KVBenchPanel(Panel):
@@ -412,7 +414,7 @@ class KVBenchPanel(Panel):
         self._set_message(None)
         self._update_controls()
         self.status_message.emit(
-            tr("kvbench.status", x=f"{result.speedup:.2f}", identical=tr("kvbench.yes", k=result.new_tokens) if result.identical else tr("kvbench.no"))
+            tr("kvbench.status", x=fixed(result.speedup, 2), identical=tr("kvbench.yes", k=result.new_tokens) if result.identical else tr("kvbench.no"))
         )
         self.benchmark_finished.emit(result)
 
@@ -471,12 +473,12 @@ class KVBenchPanel(Panel):
             self.ran_on.setText("")
             return
         labels["total"].setText(
-            tr("kvbench.total.value", with_s=f"{r.seconds_with_cache:.3f}", without_s=f"{r.seconds_without_cache:.3f}")
+            tr("kvbench.total.value", with_s=fixed(r.seconds_with_cache, 3), without_s=fixed(r.seconds_without_cache, 3))
         )
         labels["rate"].setText(
-            tr("kvbench.rate.value", with_r=f"{r.tokens_per_second_with:.1f}", without_r=f"{r.tokens_per_second_without:.1f}")
+            tr("kvbench.rate.value", with_r=fixed(r.tokens_per_second_with, 1), without_r=fixed(r.tokens_per_second_without, 1))
         )
-        labels["speedup"].setText(tr("kvbench.speedup.value", x=f"{r.speedup:.2f}"))
+        labels["speedup"].setText(tr("kvbench.speedup.value", x=fixed(r.speedup, 2)))
         labels["identical"].setText(tr("kvbench.yes", k=r.new_tokens) if r.identical else tr("kvbench.no"))
         labels["identical"].setStyleSheet("color: #1a7f1a; font-weight: bold" if r.identical else "color: #b00020; font-weight: bold")
         info = self._result_info or {}
@@ -508,7 +510,7 @@ class KVBenchPanel(Panel):
                 dk=cfg.head_dim,
                 positions=positions,
                 bpv=per_value,
-                size=f"{size:,} B ({fmt_bytes(size)})",
+                size=f"{integer(size)} B ({fmt_bytes(size)})",
             )
         )
         if self._state is not None:
@@ -616,7 +618,7 @@ class KVBenchPanel(Panel):
                 self._stab_notes[mode].show([(tr("kvstab.all_zero"), n / 2, n_layers / 2, (30, 30, 30))])
             if n * n_layers <= CELL_TEXT_LIMIT:
                 self._stab_cells[mode].show(
-                    ("0" if v == 0 else f"{v:.2g}", pos + 0.5, layer + 0.5,
+                    ("0" if v == 0 else significant(v, 2), pos + 0.5, layer + 0.5,
                      (255, 255, 255) if v > 0.55 * top else (30, 30, 30))
                     for layer in range(n_layers) for pos in range(n) for v in [float(values[layer, pos])])
         self.stab_colorbar.setLevels((0.0, top))

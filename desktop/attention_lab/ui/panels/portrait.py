@@ -30,11 +30,13 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.number_format import fixed
 from attention_lab.ui.strings import portrait as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.core.jobs import INDUCTION, InductionScores, model_serial
 from attention_lab.ui.panels.panel_kit import (
+    role_text,
     TextPool,
     explanation_label,
     make_plot,
@@ -44,12 +46,6 @@ from attention_lab.ui.panels.plot_setters import show_grid
 
 
 COLUMNS = ("head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "role")
-
-
-def role_text(role: str) -> str:
-    key = f"portrait.role.{role}"
-    text = tr(key)
-    return role if text == key else text
 
 
 def threshold_text(name: str) -> str:
@@ -306,13 +302,13 @@ class PortraitPanel(Panel):
         if induction is None:
             ind = (tr("portrait.induction.pending") if self._induction_error is None else "—", -1.0)
         else:
-            ind = (f"{induction:.3f}", induction)
+            ind = (fixed(induction, 3), induction)
         return [
             (str(s.head), s.head),
-            (f"{s.mean_distance:.3f}", float(s.mean_distance)),
-            (f"{s.entropy:.3f}", float(s.entropy)),
-            (f"{s.sink_mass:.3f}", float(s.sink_mass)),
-            (f"{s.previous_token:.3f}", float(s.previous_token)),
+            (fixed(s.mean_distance, 3), float(s.mean_distance)),
+            (fixed(s.entropy, 3), float(s.entropy)),
+            (fixed(s.sink_mass, 3), float(s.sink_mass)),
+            (fixed(s.previous_token, 3), float(s.previous_token)),
             ind,
             (role_text(s.role), s.role),
         ]
