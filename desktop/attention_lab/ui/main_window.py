@@ -42,6 +42,7 @@ from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.redraw import RedrawScheduler
 from attention_lab.ui.session import Session
+from attention_lab.ui.model_label import model_label
 from attention_lab.ui.status_line import StatusLine
 from attention_lab.ui.strings import window as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.window_settings import SETTINGS_VERSION, SettingsReader, default_settings, fit_to_screen
@@ -201,7 +202,7 @@ class MainWindow(QMainWindow):
     def _on_model_changed(self, model) -> None:
         self._startup_spec = None
         self.settings.setValue("model_spec", model.spec)
-        self.statusBar().showMessage(tr("status.loaded", name=model.name), 5000)
+        self.statusBar().showMessage(tr("status.loaded", name=model_label(model)), 5000)
         self._update_status()
 
     def _on_model_failed(self, spec: str, _reason: str) -> None:
@@ -295,7 +296,7 @@ class MainWindow(QMainWindow):
     def _update_status(self) -> None:
         model = self.session.model
         self.status.update(model, self.last_state)
-        self.setWindowTitle(tr("app.title_model", model=model.name) if model is not None else tr("app.title"))
+        self.setWindowTitle(tr("app.title_model", model=model_label(model)) if model is not None else tr("app.title"))
 
     # ------------------------------------------------------------------ docks and export
     def _focus_changed(self, _old, new) -> None:
@@ -360,7 +361,7 @@ class MainWindow(QMainWindow):
         dialogs.show_key_ideas(self)
 
     def show_about(self) -> None:
-        dialogs.show_about(self, self.session.model.name if self.session.model is not None else None)
+        dialogs.show_about(self, model_label(self.session.model) if self.session.model is not None else None)
 
     def focus_text(self) -> None:
         panel = self.built_panel(PanelId.TOKEN_EDITOR)

@@ -5,19 +5,21 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.model_label import model_label
+from attention_lab.ui.number_format import fixed
 
 
 def human_count(n: int) -> str:
     for unit, size in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
         if n >= size:
-            return f"{n / size:.1f}{unit}"
+            return f"{fixed(n / size, 1)}{unit}"
     return str(n)
 
 
 def human_bytes(n: int) -> str:
     for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= size:
-            return f"{n / size:.1f} {unit}"
+            return f"{fixed(n / size, 1)} {unit}"
     return f"{n} B"
 
 
@@ -59,7 +61,7 @@ class StatusLine:
             self.model.setText(tr("status.no_model"))
         else:
             self.model.setText(
-                tr("status.model", name=model.name, params=human_count(model.n_params), size=human_bytes(model.n_bytes))
+                tr("status.model", name=model_label(model), params=human_count(model.n_params), size=human_bytes(model.n_bytes))
             )
         if state is not None:
             if state.truncated:
@@ -68,5 +70,5 @@ class StatusLine:
                 self.tokens.setText(tr("status.tokens", n=state.n_tokens))
             mode = tr("status.mode_causal" if state.causal else "status.mode_bidirectional")
             self.mode.setText(f"{mode} · {tr('status.layer', layer=state.layer)}")
-            self.time.setText(tr("status.time", ms=f"{state.seconds * 1000:.0f}"))
+            self.time.setText(tr("status.time", ms=fixed(state.seconds * 1000, 0)))
         self.busy_label.setText(tr("status.busy"))

@@ -44,6 +44,8 @@ from attention_lab.core.jobs import TOUR_FACT, text_key
 from attention_lab.core.lens import MaskMode
 from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep
 from attention_lab.ui.i18n import tr, translator
+from attention_lab.ui.model_label import model_label
+from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import SIDE_BY_SIDE
@@ -60,7 +62,6 @@ SIDE_BY_SIDE_WIDTH = 560  # wider than this, the explanation and the fact sit si
 OPEN_ENV = "ATTENTION_LAB_OPEN_TOUR"
 STEP_ENV = "ATTENTION_LAB_TOUR_STEP"
 KEY_STEP, KEY_INDEX, KEY_FINISHED, KEY_OFFERED = "tour/step", "tour/index", "tour/finished", "tour/offered"
-THOUSANDS = "\u202f"  # narrow no-break space: unambiguous in English and Portuguese alike
 
 
 # ---------------------------------------------------------------------------- formatting
@@ -71,17 +72,17 @@ def format_value(name: str, value: Any) -> str:
     if isinstance(value, int):
         if name.endswith("_bytes"):
             return fmt_bytes(value)
-        return f"{value:,}".replace(",", THOUSANDS)
+        return integer(value)
     if isinstance(value, float):
         if name.endswith("_pct"):
             pct = 100.0 * value
             if pct == 0:
                 return "0%"
-            return f"{pct:.2g}%" if abs(pct) < 0.1 else f"{pct:.1f}%"
+            return significant(pct, 2) + "%" if abs(pct) < 0.1 else fixed(pct, 1) + "%"
         if name.endswith("_s"):
-            return f"{value:.3f}"
+            return fixed(value, 3)
         if name in ("speedup", "ratio"):
-            return f"{value:.1f}"
+            return fixed(value, 1)
         return fmt_number(value)
     return html.escape(str(value))
 
@@ -462,7 +463,7 @@ class TourDock(QDockWidget):
             return
         self._pending_key = key
         self.fact_error = None
-        self._pending_model = state.model.name
+        self._pending_model = model_label(state.model)
         session.measure_fact(key, self.step, self._context(state))
         self._show_fact()
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.number_format import fixed
 from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -41,7 +42,7 @@ from attention_lab.ui.panels.heatmap_kit import (
     overlay_item,
 )
 from attention_lab.ui.panels.mosaic import MosaicGeometry, MosaicImage, compose, mosaic_overlay, tile_ticks, title_items
-from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label
+from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label, role_text
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.core.pooling import pool_factor, pooled_for
 
@@ -61,7 +62,7 @@ def _fix_token_axis_width(plot: pg.PlotItem) -> None:
 
 
 def _fmt_weight(value: float) -> str:
-    return "0 (exact)" if value == 0 else f"{value:.3f}"
+    return tr("head_grid.exact_zero") if value == 0 else fixed(value, 3)
 
 
 class HeadGridPanel(Panel):
@@ -461,7 +462,7 @@ class HeadGridPanel(Panel):
             cells = []
             if n <= CELL_TEXT_LIMIT:
                 cells = [(q, k) for q in range(n) for k in range(n) if not (causal and k > q)]
-            texts.show((f"{arr[q, k]:.2f}", k + 0.5, q + 0.5, "w" if arr[q, k] < 0.55 else "k") for q, k in cells)
+            texts.show((fixed(arr[q, k], 2), k + 0.5, q + 0.5, "w" if arr[q, k] < 0.55 else "k") for q, k in cells)
             set_view_range(plot, (0, n), (0, n))
 
     def _render_overview(self) -> None:
@@ -559,8 +560,8 @@ class HeadGridPanel(Panel):
             layer=layer,
             head=head,
             metric=tr(f"head_grid.metric.{metric}"),
-            value=f"{float(getattr(stats, metric)):.3f}",
-            role=stats.role,
+            value=fixed(float(getattr(stats, metric)), 3),
+            role=role_text(stats.role),
         )
         self._show_hover(text, screen_pos)
 

@@ -44,6 +44,8 @@ from PySide6.QtWidgets import (
 from attention_lab.core import kvbench
 from attention_lab.core.jobs import KV_BENCH, KV_STABILITY, text_key
 from attention_lab.ui.i18n import tr, translator
+from attention_lab.ui.model_label import model_label
+from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.strings import kv_bench as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -80,7 +82,7 @@ class BenchPrompt:
 
     @classmethod
     def from_state(cls, state) -> "BenchPrompt":
-        return cls(state.model.name, list(state.ids), state.model.tokenizer, state.model.lens.config)
+        return cls(model_label(state.model), list(state.ids), state.model.tokenizer, state.model.lens.config)
 
 
 class KVBenchPanel(Panel):
@@ -481,8 +483,8 @@ class KVBenchPanel(Panel):
         self._update_controls()
         identical = tr("kvbench.yes", k=result.new_tokens) if result.identical else tr("kvbench.no")
         self.status_message.emit(
-            tr("kvbench.status", x=f"{result.speedup:.2f}", identical=identical) if result.clear
-            else tr("kvbench.status.unclear", x=f"{result.speedup:.2f}", identical=identical)
+            tr("kvbench.status", x=fixed(result.speedup, 2), identical=identical) if result.clear
+            else tr("kvbench.status.unclear", x=fixed(result.speedup, 2), identical=identical)
         )
         self.benchmark_finished.emit(result)
 
@@ -543,10 +545,10 @@ class KVBenchPanel(Panel):
             self.ran_on.setText("")
             return
         labels["total"].setText(
-            tr("kvbench.total.value", with_s=f"{r.seconds_with_cache:.3f}", without_s=f"{r.seconds_without_cache:.3f}")
+            tr("kvbench.total.value", with_s=fixed(r.seconds_with_cache, 3), without_s=fixed(r.seconds_without_cache, 3))
         )
         labels["rate"].setText(
-            tr("kvbench.rate.value", with_r=f"{r.tokens_per_second_with:.1f}", without_r=f"{r.tokens_per_second_without:.1f}")
+            tr("kvbench.rate.value", with_r=fixed(r.tokens_per_second_with, 1), without_r=fixed(r.tokens_per_second_without, 1))
         )
         lang = translator.language
         labels["speedup"].setText(kvbench.speedup_sentence(r, lang))  # below ~1.2×: what it means, not "× faster"
@@ -583,7 +585,7 @@ class KVBenchPanel(Panel):
                 dk=cfg.head_dim,
                 positions=positions,
                 bpv=per_value,
-                size=f"{size:,} B ({fmt_bytes(size)})",
+                size=f"{integer(size)} B ({fmt_bytes(size)})",
             )
         )
         if self.state is not None:
@@ -691,7 +693,7 @@ class KVBenchPanel(Panel):
                 self._stab_notes[mode].show([(tr("kvstab.all_zero"), n / 2, n_layers / 2, (30, 30, 30))])
             if n * n_layers <= CELL_TEXT_LIMIT:
                 self._stab_cells[mode].show(
-                    ("0" if v == 0 else f"{v:.2g}", pos + 0.5, layer + 0.5,
+                    ("0" if v == 0 else significant(v, 2), pos + 0.5, layer + 0.5,
                      (255, 255, 255) if v > 0.55 * top else (30, 30, 30))
                     for layer in range(n_layers) for pos in range(n) for v in [float(values[layer, pos])])
         self.stab_colorbar.setLevels((0.0, top))

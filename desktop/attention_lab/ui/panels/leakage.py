@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.number_format import percent, significant
 from attention_lab.ui.strings import leakage as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -37,7 +38,7 @@ ZERO_LABEL_LIMIT = 40  # label each exact zero up to this many positions; beyond
 
 
 def fmt_change(value: float) -> str:
-    return tr("leakage.exact_zero") if value == 0 else f"{value:.3g}"
+    return tr("leakage.exact_zero") if value == 0 else significant(value, 3)
 
 
 class LeakagePanel(Panel):
@@ -241,7 +242,7 @@ class LeakagePanel(Panel):
             probs.insert(0, float("nan"))
         texts = state.model.tokenizer.token_texts(ids)
         for token_id, prob, text in zip(ids, probs, texts):
-            label = text if prob != prob else f"{text}  ({prob:.1%})"  # NaN: not among the guesses
+            label = text if prob != prob else f"{text}  ({percent(prob, 1)})"  # NaN: not among the guesses
             self.replacement.addItem(label, token_id)
         self.replacement.setCurrentIndex(ids.index(state.replacement_id))
         self.replacement.blockSignals(False)
@@ -310,7 +311,7 @@ class LeakagePanel(Panel):
         if np.all(before_c == 0):
             causal_text = tr("leakage.summary.causal_zero", k=p, pos=p)
         else:
-            causal_text = tr("leakage.summary.causal_leak", pos=p, max=f"{before_c.max():.3g}")
+            causal_text = tr("leakage.summary.causal_leak", pos=p, max=significant(float(before_c.max()), 3))
         bidi_text = tr("leakage.summary.bidirectional", max=fmt_change(float(before_b.max())), mean=fmt_change(float(before_b.mean())))
         self.summary.setText(f"{edit} {causal_text} {bidi_text}")
 

@@ -15,6 +15,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from attention_lab.ui import number_format
+from attention_lab.ui.i18n import tr
+from attention_lab.ui.strings import portrait as _role_texts  # noqa: F401 -- registers the role names
 from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ticks  # the head grid's: as many labels as fit
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_view_range
 
@@ -44,15 +47,15 @@ def fmt_number(value: float, digits: int = 3) -> str:
     if not np.isfinite(value):
         return str(value)
     if abs(value) < 10 ** -(digits + 1) or abs(value) >= 1e6:
-        return f"{value:.{digits - 1}e}"
-    return f"{value:.{digits}g}" if abs(value) < 1 else f"{value:,.{digits}f}".rstrip("0").rstrip(".")
+        return number_format.scientific(value, digits - 1)
+    return number_format.significant(value, digits) if abs(value) < 1 else number_format.trimmed(value, digits)
 
 
 def fmt_bytes(n: int) -> str:
     size = float(n)
     for unit in ("B", "KiB", "MiB", "GiB"):
         if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+            return f"{number_format.fixed(size, 0 if unit == 'B' else 1)} {unit}"
         size /= 1024
     return f"{n} B"
 
@@ -70,6 +73,13 @@ ROLE_COLOURS = {
     "mixed": (140, 86, 75),
 }
 _EXTRA_COLOURS = [(23, 190, 207), (188, 189, 34), (227, 119, 194), (100, 100, 100)]
+
+
+def role_text(role: str) -> str:
+    """A head's role in the interface's language (the portrait's table, the head grid's hover)."""
+    key = f"portrait.role.{role}"
+    text = tr(key)
+    return role if text == key else text
 
 
 def role_colour(role: str) -> tuple[int, int, int]:

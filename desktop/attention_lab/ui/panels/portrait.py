@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core import roles as chapter_roles
 from attention_lab.ui.i18n import tr, translator
+from attention_lab.ui.number_format import fixed
 from attention_lab.ui.strings import portrait as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -344,13 +345,13 @@ class PortraitPanel(Panel):
         if induction is None:
             ind = (tr("portrait.induction.pending") if self._induction_error is None else "—", -1.0)
         else:
-            ind = (f"{induction:.3f}", induction)
+            ind = (fixed(induction, 3), induction)
         return [
             (str(s.head), s.head),
-            (f"{s.mean_distance:.3f}", float(s.mean_distance)),
-            (f"{s.entropy:.3f}", float(s.entropy)),
-            (f"{s.sink_mass:.3f}", float(s.sink_mass)),
-            (f"{s.previous_token:.3f}", float(s.previous_token)),
+            (fixed(s.mean_distance, 3), float(s.mean_distance)),
+            (fixed(s.entropy, 3), float(s.entropy)),
+            (fixed(s.sink_mass, 3), float(s.sink_mass)),
+            (fixed(s.previous_token, 3), float(s.previous_token)),
             ind,
             (roles_text(self.roles_of(s.head)), ",".join(self.roles_of(s.head))),
         ]

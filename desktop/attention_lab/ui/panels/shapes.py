@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.model_label import model_label
+from attention_lab.ui.number_format import fixed, integer
 from attention_lab.ui.strings import shapes as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -150,7 +152,7 @@ class ShapesPanel(Panel):
     def _numbers(self) -> dict:
         cfg = self.state.model.lens.config
         return dict(
-            model=self.state.model.name,
+            model=model_label(self.state.model),
             n=self.state.n_tokens,
             heads=cfg.n_head,
             dk=cfg.head_dim,
@@ -175,7 +177,8 @@ class ShapesPanel(Panel):
             note = tr(key, **nums)
             if note == key:  # a row the lens added that the table doesn't know: its own note
                 note = row.note
-            name_item = QTableWidgetItem(row.name)
+            step_key = f"shapes.step.{row.name}"  # the lens's names that are words get translated; code names stay
+            name_item = QTableWidgetItem(tr(step_key) if tr(step_key) != step_key else row.name)
             shape_item = QTableWidgetItem(format_shape(row.shape))
             shape_item.setFont(self._mono)
             shape_item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -202,22 +205,22 @@ class ShapesPanel(Panel):
         )
 
         def width(c: HeadCost) -> str:
-            return f"{c.heads} × {c.head_dim} = {c.width:,}"
+            return f"{c.heads} × {c.head_dim} = {integer(c.width)}"
 
         def c_attn(c: HeadCost) -> str:
-            return f"{c.d:,} × {3 * c.width:,} + {c.c_attn_biases:,} = {c.c_attn_weights + c.c_attn_biases:,}"
+            return f"{integer(c.d)} × {integer(3 * c.width)} + {integer(c.c_attn_biases)} = {integer(c.c_attn_weights + c.c_attn_biases)}"
 
         def c_proj(c: HeadCost) -> str:
-            return f"{c.width:,} × {c.d:,} + {c.c_proj_biases:,} = {c.c_proj_weights + c.c_proj_biases:,}"
+            return f"{integer(c.width)} × {integer(c.d)} + {integer(c.c_proj_biases)} = {integer(c.c_proj_weights + c.c_proj_biases)}"
 
         def layer(c: HeadCost) -> str:
-            return f"{c.per_layer:,}"
+            return f"{integer(c.per_layer)}"
 
         def model(c: HeadCost) -> str:
-            return f"{layers} × {c.per_layer:,} = {layers * c.per_layer:,}"
+            return f"{layers} × {integer(c.per_layer)} = {integer(layers * c.per_layer)}"
 
         def scores(c: HeadCost) -> str:
-            return f"{c.heads} × {n} × {n} × {c.head_dim} = {c.score_macs(n):,}"
+            return f"{c.heads} × {n} × {n} × {c.head_dim} = {integer(c.score_macs(n))}"
 
         rows = [
             ("shapes.cost.row.width", width),
@@ -238,8 +241,8 @@ class ShapesPanel(Panel):
         self.cost_verdict.setText(
             tr(
                 "shapes.cost.verdict",
-                per_layer=f"{multi.per_layer:,}",
-                ratio=f"{multiplied.per_layer / multi.per_layer:.1f}",
+                per_layer=integer(multi.per_layer),
+                ratio=fixed(multiplied.per_layer / multi.per_layer, 1),
                 **nums,
             )
         )

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.lab import seed_text_for
 from attention_lab.ui.i18n import tr, translator
+from attention_lab.ui.number_format import percent
 from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -434,7 +435,7 @@ class TokenEditorPanel(Panel):
             return
         texts = state.model.tokenizer.token_texts([i for i in ids if i >= 0])
         for token_id, prob, text in zip(ids, probs, texts):
-            item = QListWidgetItem(f"{text}  {prob:.1%}")
+            item = QListWidgetItem(f"{text}  {percent(prob, 1)}")
             item.setData(Qt.ItemDataRole.UserRole, int(token_id))
             item.setToolTip(f"id {token_id}")
             if token_id == state.ids[position]:

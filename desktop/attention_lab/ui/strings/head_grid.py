@@ -46,6 +46,7 @@ register(
             "pt_BR": "{head}: “{q}” (consulta {qi}) → “{k}” (chave {ki}): {w}",
         },
         "head_grid.masked": {"en": "0 (masked: the future)", "pt_BR": "0 (mascarado: o futuro)"},
+        "head_grid.exact_zero": {"en": "0 (exact)", "pt_BR": "0 (exato)"},
         "head_grid.hover_hint": {
             "en": "Hover a cell to read “query → key: weight”.",
             "pt_BR": "Passe o mouse numa célula para ler “consulta → chave: peso”.",

@@ -26,6 +26,10 @@ register(
         "shapes.col.shape": {"en": "Shape", "pt_BR": "Forma"},
         "shapes.col.note": {"en": "What it is", "pt_BR": "O que é"},
         "shapes.note.h": {"en": "token + position embeddings", "pt_BR": "embeddings de token + posição"},
+        "shapes.step.scores": {"en": "scores", "pt_BR": "scores"},
+        "shapes.step.attention": {"en": "attention", "pt_BR": "atenção"},
+        "shapes.step.per head": {"en": "per head", "pt_BR": "por cabeça"},
+        "shapes.step.block output": {"en": "block output", "pt_BR": "saída do bloco"},
         "shapes.note.c_attn": {"en": "a single matmul: Q, K, V fused", "pt_BR": "um único matmul: Q, K, V juntos"},
         "shapes.note.Q, K, V": {
             "en": "reshaped into heads: {heads} heads in parallel",

@@ -7,7 +7,17 @@ from attention_lab.ui.i18n import register
 register(
     {
         "app.title": {"en": "Attention Lab", "pt_BR": "Attention Lab"},
-        "app.title_model": {"en": "Attention Lab: {model}", "pt_BR": "Attention Lab: {model}"},
+        # the model alone: Qt appends the application's display name, "Attention Lab", to the title bar
+        "app.title_model": {"en": "{model}", "pt_BR": "{model}"},
+        "model.demo": {
+            "en": "demo model ({layers} layers × {heads} heads, {tokenizer})",
+            "pt_BR": "modelo de demonstração ({layers} camadas × {heads} cabeças, {tokenizer})",
+        },
+        "model.demo.gpt2_tokenizer": {"en": "GPT-2 tokenizer", "pt_BR": "tokenizador do GPT-2"},
+        "model.demo.own_bpe": {
+            "en": "own {n}-token BPE, not GPT-2's",
+            "pt_BR": "BPE própria de {n} tokens, não a do GPT-2",
+        },
         "menu.file": {"en": "&File", "pt_BR": "&Arquivo"},
         "menu.open_folder": {"en": "&Open model folder…", "pt_BR": "&Abrir pasta de modelo…"},
         "menu.open_cached": {"en": "Load a &cached Hugging Face model…", "pt_BR": "Carregar modelo do &cache do Hugging Face…"},

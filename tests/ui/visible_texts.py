@@ -1,0 +1,138 @@
+"""Every text a learner can see in a window: the widget, where it sits, and the text.
+
+Shared by the language test (no English in the Portuguese interface) and the clipping test.  "Seen"
+means a visible label, button, check box, tab, table header or cell, combo box item, group box title,
+plot title or axis label, tooltip, the status bar's message, the window's and docks' titles, the menus.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QComboBox,
+    QDockWidget,
+    QGroupBox,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QTabBar,
+    QTableWidget,
+    QWidget,
+)
+
+_TAG = re.compile(r"<[^<>]*>")
+_ENTITY = {"&nbsp;": " ", "&lt;": "<", "&gt;": ">", "&amp;": "&", "&#8734;": "∞"}
+
+
+@dataclass(frozen=True)
+class SeenText:
+    where: str  # a path a developer can find: object names and classes from the window down, and the role
+    text: str
+    widget: QWidget | None = None
+
+
+def plain(text: str) -> str:
+    """Rich text as the learner reads it: tags gone, entities decoded, menu accelerators dropped."""
+    text = _TAG.sub(" ", text)
+    for entity, char in _ENTITY.items():
+        text = text.replace(entity, char)
+    return re.sub(r"&(?=\w)", "", text)
+
+
+def _path(widget: QWidget) -> str:
+    parts = []
+    while widget is not None and not isinstance(widget, QMainWindow):
+        name = widget.objectName()
+        if name or not parts:
+            parts.append(name or type(widget).__name__)
+        widget = widget.parentWidget()
+    return "/".join(reversed(parts))
+
+
+def _plot_texts(plot: pg.PlotItem, where: str) -> list[SeenText]:
+    seen = []
+    if plot.titleLabel.isVisible() and plot.titleLabel.text:
+        seen.append(SeenText(f"{where} plot title", plain(plot.titleLabel.text)))
+    for side in ("left", "bottom", "top", "right"):
+        axis = plot.getAxis(side)
+        if axis.isVisible() and axis.label.isVisible() and axis.labelText:
+            seen.append(SeenText(f"{where} {side} axis", plain(axis.labelText)))
+    return seen
+
+
+def visible_texts(window: QMainWindow) -> list[SeenText]:
+    seen = [SeenText("window title", window.windowTitle())]
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisible():
+            continue
+        where = _path(widget)
+        if widget.toolTip():
+            seen.append(SeenText(f"{where} tooltip", plain(widget.toolTip()), widget))
+        if isinstance(widget, QLabel):
+            seen.append(SeenText(where, plain(widget.text()), widget))
+        elif isinstance(widget, QAbstractButton):
+            seen.append(SeenText(where, plain(widget.text()), widget))
+        elif isinstance(widget, QGroupBox):
+            seen.append(SeenText(where, plain(widget.title()), widget))
+        elif isinstance(widget, QTabBar):
+            for i in range(widget.count()):
+                seen.append(SeenText(f"{where} tab {i}", plain(widget.tabText(i)), widget))
+                if widget.tabToolTip(i):
+                    seen.append(SeenText(f"{where} tab {i} tooltip", plain(widget.tabToolTip(i)), widget))
+        elif isinstance(widget, QComboBox):
+            for i in range(widget.count()):
+                seen.append(SeenText(f"{where} item {i}", widget.itemText(i), widget))
+        elif isinstance(widget, QDockWidget):
+            seen.append(SeenText(f"{where} title", widget.windowTitle(), widget))
+        elif isinstance(widget, QTableWidget):
+            for header, count, item_of in (
+                ("column", widget.columnCount(), widget.horizontalHeaderItem),
+                ("row", widget.rowCount(), widget.verticalHeaderItem),
+            ):
+                for i in range(count):
+                    item = item_of(i)
+                    if item is not None and item.text():
+                        seen.append(SeenText(f"{where} {header} header {i}", plain(item.text()), widget))
+            for row in range(widget.rowCount()):
+                for column in range(widget.columnCount()):
+                    item = widget.item(row, column)
+                    if item is not None and item.text():
+                        seen.append(SeenText(f"{where} cell {row},{column}", item.text(), widget))
+                    if item is not None and item.toolTip():
+                        seen.append(SeenText(f"{where} cell {row},{column} tooltip", plain(item.toolTip()), widget))
+        elif isinstance(widget, pg.GraphicsLayoutWidget | pg.PlotWidget):
+            for item in widget.scene().items():
+                if isinstance(item, pg.PlotItem) and item.isVisible():
+                    seen.extend(_plot_texts(item, where))
+                elif isinstance(item, pg.TextItem) and item.isVisible() and item.toPlainText():
+                    seen.append(SeenText(f"{where} text item", item.toPlainText(), widget))
+    if window.statusBar().currentMessage():
+        seen.append(SeenText("status bar message", plain(window.statusBar().currentMessage())))
+    for menu in window.menuBar().findChildren(QMenu):
+        seen.append(SeenText(f"menu {menu.objectName()}", plain(menu.title())))
+        for action in menu.actions():
+            if action.text():
+                seen.append(SeenText(f"menu {plain(menu.title())} › action", plain(action.text())))
+    return [s for s in seen if s.text.strip()]
+
+
+def open_everything(qtbot, window, timeout_ms: int = 60_000) -> None:
+    """Every dock shown and raised once, every tab of every panel opened once, then the lab tour opened."""
+    from PySide6.QtWidgets import QTabWidget
+
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=timeout_ms)
+    for dock in window.docks.values():
+        dock.show()
+        dock.raise_()
+        qtbot.wait(50)
+        for tabs in dock.findChildren(QTabWidget):
+            for i in reversed(range(tabs.count())):  # ends on the first tab, the one a learner sees first
+                tabs.setCurrentIndex(i)
+                qtbot.wait(50)
+    window.findChild(type(window.menus.help_menu.actions()[0]), "action.tour").trigger()
+    qtbot.waitUntil(lambda: window.tour.isVisible(), timeout=timeout_ms)
+    qtbot.wait(200)
