@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from . import analysis, roles
+from .budget import budget_rows, default_query
 from .jobs import Cancelled
 from .kvbench import CLEAR_SPEEDUP, cache_size_bytes
 from .lens import GPT2Config, GPT2Lens, GPT2Weights, MaskMode
@@ -48,9 +49,12 @@ class TourStep:
     mask_mode: str | None = None  # the mode the mask panel's comparison selects
     open_head: bool = False  # open the head whose causal/bidirectional difference is largest
     offers_benchmark: bool = False  # a "Run the benchmark" button; never started by surprise
+    view: str | None = None  # the head grid's enlarged view to open ("budget": one query, every head)
 
 
 STEPS: tuple[TourStep, ...] = (
+    # the chapter's §1 before the lab: every row sums to 1, so one head must choose
+    TourStep("budget", None, "panel.head_grid", causal=True, view="budget"),
     TourStep("mask", 1, "panel.mask", causal=True, mask_mode=MaskMode.NEG_INF.value),
     TourStep("why_inf", None, "panel.mask", edit_last_token=True, mask_mode=MaskMode.ZERO_SCORE.value),
     TourStep("maps", 2, "panel.head_grid", open_head=True),
@@ -255,6 +259,34 @@ def _future(n: int) -> torch.Tensor:
 def _before(position: int) -> str:
     """The positions before ``position`` as the text names them: "0" or "0–6"."""
     return "0" if position == 1 else f"0–{position - 1}"
+
+
+def budget_fact(ctx: TourContext) -> Fact:
+    """The chapter's §1: one query's row in every head of the layer against their average
+    (:mod:`.budget`), on the query the head grid's budget view opens on."""
+    if ctx.n < 2:
+        return Fact("too_short", {"n": ctx.n})
+    attention = _attention(ctx.lens, ctx.ids, ctx.layer, causal=True)
+    query = default_query(attention, ctx.tokens)
+    rows = budget_rows(attention, query)
+    top_head = max(range(rows.heads), key=lambda h: rows.top_weight[h])
+    return Fact(
+        "budget",
+        {
+            "token": ctx.tokens[query],
+            "query": query,
+            "layer": ctx.layer,
+            "heads": rows.heads,
+            "chosen": len(rows.keys_chosen),
+            "top": rows.top_weight[top_head],
+            "top_head": top_head,
+            "top_token": ctx.tokens[rows.top_key[top_head]],
+            "avg_top": rows.average_top_weight,
+            "avg_token": ctx.tokens[rows.average_top_key],
+            "avg_entropy": rows.average_entropy,
+            "head_entropy": rows.mean_head_entropy,
+        },
+    )
 
 
 def mask_fact(ctx: TourContext) -> Fact:
@@ -573,11 +605,11 @@ def portrait_fact(ctx: TourContext) -> Fact:
         raise FactCancelled("cancelled before the induction scores")
     induction, repeat_ids = analysis.induction_scores_on_repeats(ctx.lens)
     table = roles.role_map(all_stats, ctx.n, induction, ctx.rules)
-    stats = analysis.with_roles([s for s in all_stats if s.layer == ctx.layer], ctx.n, ctx.thresholds)
+    stats = [s for s in all_stats if s.layer == ctx.layer]
     by_head = {r.head: r for r in table if r.layer == ctx.layer}
     found = roles.where_all(table, ctx.layer)
     positional = [stats[h.head] for h in found["positional"].here]  # nearest distance 1 first
-    sinks = sorted((s for s in stats if s.role == "sink"), key=lambda s: -s.sink_mass)
+    sinks = [stats[h.head] for h in found["sink"].here]  # the chapter's sink rule (RoleRules.sink), strongest first
     near = min(stats, key=lambda s: abs(s.mean_distance - 1))
     focus = min(stats, key=lambda s: s.entropy)
     return Fact(
@@ -643,10 +675,12 @@ def kvcache_fact(ctx: TourContext) -> Fact:
         positions=result.cache_positions,
         cache_bytes=result.cache_bytes,
     )
-    return Fact("kvcache.done", values)
+    # below CLEAR_SPEEDUP the sentence says what the ratio means, never "× faster"
+    return Fact("kvcache.done" if values["clear"] else "kvcache.done.unclear", values)
 
 
 FACTS: dict[str, Callable[[TourContext], Fact]] = {
+    "budget": budget_fact,
     "mask": mask_fact,
     "why_inf": why_inf_fact,
     "maps": maps_fact,

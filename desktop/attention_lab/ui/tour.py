@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.jobs import TOUR_FACT, text_key
 from attention_lab.core.lens import MaskMode
+from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
@@ -208,6 +209,13 @@ class TourDock(QDockWidget):
         fact_layout.setContentsMargins(8, 6, 8, 8)
         fact_layout.addWidget(self.fact_caption)
         fact_layout.addWidget(self.fact_label)
+        # step 4: open the nearest head of a role the layer shown lacks (core.roles.where)
+        self.show_head_button = QPushButton(self.fact_frame)
+        self.show_head_button.setObjectName("tour.show_head")
+        self.show_head_button.clicked.connect(self.show_role_head)
+        self.show_head_button.hide()
+        self._role_target: tuple[str, int, int] | None = None
+        fact_layout.addWidget(self.show_head_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.run_button = QPushButton(body)
         self.run_button.setObjectName("tour.run_benchmark")
         self.run_button.clicked.connect(self.run_benchmark)
@@ -404,6 +412,8 @@ class TourDock(QDockWidget):
             self.window_.panel(PanelId.MASK).set_mode(step.mask_mode)
         if step.offers_benchmark:
             self.window_.panel(PanelId.KVBENCH).show_benchmark()
+        if step.view is not None:
+            self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self.fact = None
@@ -500,10 +510,34 @@ class TourDock(QDockWidget):
     def fact_ready(self) -> bool:
         return self.fact is not None and self._pending_key is None
 
+    def _role_lines(self, fact: Fact) -> str:
+        """Step 4: where each of the chapter's roles is, seen from the layer shown; remembers the
+        first role this layer lacks that another layer has, for the "Show" button."""
+        found = fact.data.get("where") or {}
+        self._role_target = None
+        lines = []
+        for role in ROLES:
+            where = found.get(role)
+            if where is None:
+                continue
+            lines.append(html.escape(where_sentence(where, translator.language)))
+            if not where.here and where.nearest() and self._role_target is None:
+                hit = where.nearest()[0]
+                self._role_target = (role, hit.layer, hit.head)
+        return "<br>".join(lines)
+
+    def show_role_head(self) -> None:
+        """Switch the grid to the layer of the step's missing role and enlarge its strongest head."""
+        if self._role_target is not None:
+            _role, layer, head = self._role_target
+            self.window_.select_head(layer, head)
+
     def _show_fact(self) -> None:
+        self._role_target = None
         if self.fact is not None:
             self.fact_caption.setText(tr("tour.measured", model=html.escape(self.fact_model)))
-            self.fact_label.setText(format_fact(self.fact))
+            roles_text = self._role_lines(self.fact)
+            self.fact_label.setText(format_fact(self.fact) + (f"<br><br>{roles_text}" if roles_text else ""))
             block = self.fact.block
             if block:
                 shown, n = self.fact.values.get("shown"), self.fact.values.get("n")
@@ -520,6 +554,11 @@ class TourDock(QDockWidget):
             else:
                 self.fact_label.setText(tr("tour.measuring"))
             self.block.hide()
+        target = self._role_target
+        self.show_head_button.setVisible(target is not None)
+        if target is not None:
+            self.show_head_button.setText(
+                tr("tour.show_head", role=tr(f"roles.{target[0]}.name"), layer=target[1], head=target[2]))
 
     def _size_block(self) -> None:
         """Exactly as tall and (up to a limit) as wide as the print: it never scrolls vertically."""

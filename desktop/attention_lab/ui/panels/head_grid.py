@@ -285,6 +285,11 @@ class HeadGridPanel(Panel):
         :data:`BUDGET` (one query's row in every head, the chapter's fixed budget)."""
         self.view_combo.setCurrentIndex(VIEWS.index(view))
 
+    def open_view(self, view: str) -> None:
+        """The "one head" tab in ``view`` (the tour's fixed-budget step opens :data:`BUDGET`)."""
+        self.set_view(view)
+        self.tabs.setCurrentIndex(1)
+
     def show_head(self, layer: int, head: int) -> None:
         """Open ``head`` of ``layer`` enlarged (the layer may still be computing)."""
         self.tabs.setCurrentIndex(1)
