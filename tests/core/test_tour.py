@@ -41,8 +41,8 @@ def ctx(model) -> TourContext:
 def test_the_five_lab_steps_come_in_order_with_the_three_prose_points_between():
     lab = [s.lab_step for s in STEPS if s.lab_step is not None]
     assert lab == [1, 2, 3, 4, 5]
-    assert len(STEPS) == 9
-    assert {s.key for s in STEPS if s.lab_step is None} == {"budget", "why_inf", "multihead_cost", "wo_mixes"}
+    assert len(STEPS) == 10
+    assert {s.key for s in STEPS if s.lab_step is None} == {"budget", "why_inf", "multihead_cost", "wo_mixes", "induction"}
     order = list(STEP_KEYS)
     # the chapter's first idea (a fixed budget) opens the tour, in the head grid's budget view
     assert STEPS[0].key == "budget" and STEPS[0].view == "budget" and STEPS[0].panel == "panel.head_grid"
@@ -263,6 +263,28 @@ def test_budget_fact_is_the_views_numbers_and_follows_the_text(ctx, model):
     other = compute_fact("budget", TourContext.from_model(model, "A small cat slept on the warm mat all day"))
     assert other.values["token"] != v["token"] and other.values["avg_top"] != v["avg_top"]
     assert compute_fact("budget", TourContext.from_model(model, "Hi")).key in ("budget", "too_short")
+
+
+def test_induction_step_text_repeats_token_for_token_and_the_fact_is_honest(model):
+    from attention_lab.core.tour import INDUCTION_WORDS, repeated_words_text
+
+    text = repeated_words_text(model.tokenizer)
+    ids = model.tokenizer.encode(text)
+    assert len(ids) == 2 * INDUCTION_WORDS and ids[:INDUCTION_WORDS] == ids[INDUCTION_WORDS:]
+    assert repeated_words_text(model.tokenizer, seed=1) != text
+    ctx = TourContext.from_model(model, text)
+    scores = analysis.head_detector(model.lens, ids, "induction")
+    strict = compute_fact("induction", TourContext.from_model(model, text, rules=roles.RoleRules(induction=0.99)))
+    assert strict.key == "induction.none" and strict.values["n_induction"] == 0  # none qualifies: said so
+    v = strict.values
+    assert v["best_score"] == float(scores.max())
+    assert float(scores[v["best_layer"], v["best_head"]]) == v["best_score"]
+    assert v["maximum"] == roles.induction_reference(ids)["maximum"]
+    loose = compute_fact("induction", TourContext.from_model(model, text, rules=roles.RoleRules(induction=0.0)))
+    assert loose.key == "induction" and loose.values["n_induction"] == scores.numel()
+    assert loose.lists["heads"][1][0]["score"] == v["best_score"]  # strongest first
+    assert compute_fact("induction", ctx).key in ("induction", "induction.none")
+    assert compute_fact("induction", TourContext.from_model(model, SEED_TEXT)).key == "induction.no_repeat"
 
 
 def test_kv_fact_gives_the_speedup_only_after_the_benchmark_ran(ctx, model):

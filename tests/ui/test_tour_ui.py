@@ -114,6 +114,9 @@ def expected_numbers(window, key: str) -> list[str]:
         query = default_query(state.attention_causal, state.tokens)
         rows = budget_rows(state.attention_causal, query)
         return [state.tokens[query], n(rows.average_top_weight), str(len(rows.keys_chosen))]
+    if key == "induction":  # the step put a sequence said twice in the editor; the best head's score
+        scores = analysis.head_detector(lens, ids, "induction")
+        return [n(float(scores.max()))]
     if key == "mask":
         return [str(count), str(count * count), str(count * (count - 1) // 2), "0"]
     if key == "why_inf":
@@ -175,6 +178,15 @@ def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window
             assert window.panel("panel.mask").selected_mode() == "zero-score"
         if step.key == "portrait":
             assert window.session.state.layer == 0
+        if step.key == "induction":  # the sequence said twice is the text; the best head is open, enlarged
+            grid = window.panel("panel.head_grid")
+            half = window.session.text.split()
+            assert half[: len(half) // 2] == half[len(half) // 2:]
+            v = dock.fact.values
+            qtbot.waitUntil(lambda: grid.tabs.currentIndex() == 1 and grid.head == v["best_head"]
+                            and window.session.state.layer == v["best_layer"], timeout=TIMEOUT_MS)
+        if step.key == "kvcache":  # the learner's text is back once the induction step is left
+            assert window.session.text == SEED_TEXT
         if step.key == "budget":  # the head grid opened its fixed-budget view on the fact's query
             grid = window.panel("panel.head_grid")
             assert grid.tabs.currentIndex() == 1 and grid.budget.isVisible()

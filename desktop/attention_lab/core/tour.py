@@ -50,6 +50,7 @@ class TourStep:
     open_head: bool = False  # open the head whose causal/bidirectional difference is largest
     offers_benchmark: bool = False  # a "Run the benchmark" button; never started by surprise
     view: str | None = None  # the head grid's enlarged view to open ("budget": one query, every head)
+    repeated_text: bool = False  # the text becomes a random word sequence said twice (induction), given back after
 
 
 STEPS: tuple[TourStep, ...] = (
@@ -62,6 +63,8 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("wo_mixes", None, "panel.shapes"),
     TourStep("leakage", 3, "panel.leakage", edit_last_token=True),
     TourStep("portrait", 4, "panel.portrait", layer=0),
+    # the chapter names induction among the specialisations: its stripe, on a sequence said twice
+    TourStep("induction", None, "panel.head_grid", causal=True, open_head=True, repeated_text=True),
     TourStep("kvcache", 5, "panel.kvbench", offers_benchmark=True),
 )
 STEP_KEYS = tuple(s.key for s in STEPS)
@@ -639,6 +642,64 @@ def portrait_fact(ctx: TourContext) -> Fact:
     )
 
 
+INDUCTION_WORDS = 12  # words in each half of the induction step's sequence
+
+
+def repeated_words_text(tokenizer, words: int = INDUCTION_WORDS, seed: int = 0) -> str:
+    """A random sequence of whole-word tokens said twice (" river lamp coin … river lamp coin …").
+
+    Random *words*, not random ids: the text goes into the token editor, and each word must
+    come back as the one token it was drawn as, so the second half repeats the first token
+    for token and the induction stripe is sharp.  Drawn from the tokenizer's own vocabulary
+    (whatever model is loaded), seeded."""
+    g = torch.Generator().manual_seed(seed)
+    chosen: list[str] = []
+    for i in torch.randperm(tokenizer.vocab_size, generator=g).tolist():
+        text = tokenizer.token_texts([i])[0]
+        word = text[1:]
+        if text.startswith("␣") and word.isascii() and word.isalpha() and word.islower() and len(word) >= 3:
+            if tokenizer.encode(" " + word) == [i] and word not in chosen:
+                chosen.append(word)
+                if len(chosen) == words:
+                    break
+    if not chosen:
+        raise ValueError("the tokenizer has no whole-word tokens to build a repeated sequence from")
+    half = "".join(" " + w for w in chosen)
+    return half + half  # (the leading space keeps the first word the same token as its copy)
+
+
+def induction_fact(ctx: TourContext) -> Fact:
+    """The induction heads on the text shown (the step makes it a sequence said twice): each head's
+    induction score (weight on the token after the earlier copy of the current one), the best head,
+    and honestly "none" when no head reaches the role's threshold (:class:`roles.RoleRules`)."""
+    pattern = analysis.induction_pattern(ctx.ids)
+    if ctx.n < 4 or not bool(pattern.any()):
+        return Fact("induction.no_repeat", {"n": ctx.n})
+    rules = ctx.rules or roles.RoleRules()
+    scores = analysis.head_detector(ctx.lens, ctx.ids, "induction")  # [L, H]
+    reference = roles.induction_reference(ctx.ids)
+    flat = int(scores.argmax())
+    n_head = scores.shape[1]
+    best_layer, best_head = divmod(flat, n_head)
+    best = float(scores[best_layer, best_head])
+    qualifying = [(int(layer), int(head)) for layer, head in (scores >= rules.induction).nonzero().tolist()]
+    values = {
+        "n": ctx.n,
+        "best_layer": best_layer,
+        "best_head": best_head,
+        "best_score": best,
+        "threshold": rules.induction,
+        "maximum": reference["maximum"],
+        "uniform": reference["uniform"],
+        "n_induction": len(qualifying),
+        "heads_total": int(scores.numel()),
+    }
+    items = sorted(qualifying, key=lambda lh: -float(scores[lh[0], lh[1]]))
+    lists = {"heads": ("induction", [{"layer": layer, "head": head, "score": float(scores[layer, head])}
+                                     for layer, head in items])}
+    return Fact("induction" if qualifying else "induction.none", values, lists=lists)
+
+
 def kvcache_fact(ctx: TourContext) -> Fact:
     """Lab step 5: why the cache is valid (K/V don't move), and its speedup once the learner ran it."""
     lens, cfg = ctx.lens, ctx.lens.config
@@ -688,6 +749,7 @@ FACTS: dict[str, Callable[[TourContext], Fact]] = {
     "wo_mixes": wo_mixes_fact,
     "leakage": leakage_fact,
     "portrait": portrait_fact,
+    "induction": induction_fact,
     "kvcache": kvcache_fact,
 }
 assert set(FACTS) == set(STEP_KEYS)

@@ -43,11 +43,11 @@ from PySide6.QtWidgets import (
 from attention_lab.core.jobs import TOUR_FACT, text_key
 from attention_lab.core.lens import MaskMode
 from attention_lab.core.roles import ROLES, where_sentence
-from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep
+from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
-from attention_lab.ui.panels.head_grid import SIDE_BY_SIDE
+from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.kv_bench import DEFAULT_NEW_TOKENS  # what the KV panel starts with, before it is built
 
@@ -307,13 +307,22 @@ class TourDock(QDockWidget):
         mask = self.window_.built_panel(PanelId.MASK)
         mode = mask.selected_mode() if mask is not None else MaskMode.NEG_INF.value
         return {"edit": (session.position, session.replacement_id), "layer": session.layer,
-                "causal": session.causal, "mask_mode": mode}
+                "causal": session.causal, "mask_mode": mode, "text": session.text}
 
     def _note_set_by_tour(self, keys) -> None:
         """Remember what the tour has just set these inputs to."""
         now = self._inputs()
         for key in keys:
             self._set_by_tour[key] = now[key]
+
+    def _give_back_text(self) -> None:
+        """The learner's own text, when the tour replaced it and nobody typed since."""
+        set_to = self._set_by_tour.pop("text", None)
+        session = self.window_.session
+        if set_to is None or self._before is None or session.text != set_to or self._before["text"] == set_to:
+            return
+        self.window_.panel(PanelId.TOKEN_EDITOR).set_text(self._before["text"])
+        session.set_text(self._before["text"])
 
     def _give_back_inputs(self) -> None:
         before, self._before = self._before, None
@@ -323,6 +332,9 @@ class TourDock(QDockWidget):
         now = self._inputs()
         back = {key: before[key] for key, value in set_by_tour.items() if now[key] == value and before[key] != value}
         session = self.window_.session
+        if "text" in back:  # first: the edit below belongs to the learner's own text
+            self.window_.panel(PanelId.TOKEN_EDITOR).set_text(back["text"])
+            session.set_text(back["text"])
         if "mask_mode" in back:
             mask = self.window_.built_panel(PanelId.MASK)
             if mask is not None:
@@ -396,8 +408,11 @@ class TourDock(QDockWidget):
         session = self.window_.session
         if self._before is None:
             self._before = self._inputs()
+        if not step.repeated_text:
+            self._give_back_text()  # the induction step's sequence is the learner's text again
         touched = {key for key, on in (("layer", step.layer is not None), ("causal", step.causal is not None),
-                                        ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None)) if on}
+                                        ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None),
+                                        ("text", step.repeated_text)) if on}
         dock = self._dock(step.panel)
         if dock is not None:
             dock.show()
@@ -414,6 +429,11 @@ class TourDock(QDockWidget):
             self.window_.panel(PanelId.KVBENCH).show_benchmark()
         if step.view is not None:
             self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
+        if step.repeated_text and session.model is not None:
+            # the induction step: a random word sequence said twice, in the editor too (given back after)
+            text = repeated_words_text(session.model.tokenizer)
+            self.window_.panel(PanelId.TOKEN_EDITOR).set_text(text)
+            session.set_text(text)
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self.fact = None
@@ -423,12 +443,19 @@ class TourDock(QDockWidget):
         self._request_fact()
 
     def _open_head(self, fact: Fact) -> None:
-        """Step 2: the head whose causal and bidirectional maps differ most, side by side."""
-        if not self._open_head_once or "bidir_head" not in fact.values:
+        """Step 2: the head whose causal and bidirectional maps differ most, side by side; the
+        induction step: the best induction head, enlarged (its stripe on the repeated half)."""
+        if not self._open_head_once:
+            return
+        if "bidir_head" in fact.values:
+            view, layer, head = SIDE_BY_SIDE, fact.values["layer"], fact.values["bidir_head"]
+        elif "best_head" in fact.values:
+            view, layer, head = ONE_MODE, fact.values["best_layer"], fact.values["best_head"]
+        else:
             return
         self._open_head_once = False
-        self.window_.panel(PanelId.HEAD_GRID).set_view(SIDE_BY_SIDE)
-        self.window_.select_head(int(fact.values["layer"]), int(fact.values["bidir_head"]))
+        self.window_.panel(PanelId.HEAD_GRID).set_view(view)
+        self.window_.select_head(int(layer), int(head))
         self._note_set_by_tour({"layer"})
 
     # ------------------------------------------------------------------ the fact

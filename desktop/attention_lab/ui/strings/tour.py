@@ -133,6 +133,19 @@ register(
             "nenhuma cabeça de um papel, o tour diz onde estão as mais próximas.",
         },
         "tour.show_head": {"en": "Show the {role} head: layer {layer}, H{head}", "pt_BR": "Mostrar a cabeça de {role}: camada {layer}, H{head}"},
+        "tour.step.induction.title": {"en": "Induction heads: continuing a pattern", "pt_BR": "Cabeças de indução: continuar um padrão"},
+        "tour.step.induction.body": {
+            "en": "Among the specialisations the chapter names: <i>induction</i> heads look at the token that followed "
+            "the earlier copy of the current one, so they can continue a repeated pattern. The tour has put a random "
+            "word sequence said twice in the editor (your text comes back when you leave the step). In an induction "
+            "head the second half draws a stripe one step right of the diagonal of the repeat: each word looks at the "
+            "word after its first copy.",
+            "pt_BR": "Entre as especializações que o capítulo cita: cabeças de <i>indução</i> olham para o token que "
+            "veio depois da cópia anterior do token atual, e assim podem continuar um padrão repetido. O tour pôs no "
+            "editor uma sequência aleatória de palavras dita duas vezes (o seu texto volta quando você sair do passo). "
+            "Numa cabeça de indução a segunda metade desenha uma faixa um passo à direita da diagonal da repetição: "
+            "cada palavra olha para a palavra depois da sua primeira cópia.",
+        },
         "tour.step.kvcache.title": {"en": "What the KV cache buys", "pt_BR": "O que o cache KV compra"},
         "tour.step.kvcache.body": {
             "en": "Under the mask a token never influences the ones before it, so the K and V of earlier positions "
@@ -270,6 +283,32 @@ register(
             "en": "head {head} (entropy {entropy}, {sink_pct} on token 0)",
             "pt_BR": "cabeça {head} (entropia {entropy}, {sink_pct} no token 0)",
         },
+        "tour.fact.induction": {
+            "en": "On your {n} tokens, {n_induction} of the {heads_total} heads reach the induction threshold "
+            "({threshold}): {heads}. The best, layer {best_layer} head {best_head}, scores {best_score} (at most "
+            "{maximum} is possible here; a head spreading evenly scores about {uniform}); it is open in the head grid.",
+            "pt_BR": "Nos seus {n} tokens, {n_induction} das {heads_total} cabeças atingem o limiar de indução "
+            "({threshold}): {heads}. A melhor, camada {best_layer} cabeça {best_head}, pontua {best_score} (o máximo "
+            "possível aqui é {maximum}; uma cabeça que se espalha por igual pontua cerca de {uniform}); ela está "
+            "aberta na grade de cabeças.",
+        },
+        "tour.fact.induction.none": {
+            "en": "On your {n} tokens no head of this model reaches the induction threshold ({threshold}): the best, "
+            "layer {best_layer} head {best_head}, scores {best_score}, against at most {maximum} possible and about "
+            "{uniform} for a head spreading evenly. This model has no clear induction head; it is open in the head "
+            "grid so you can see how faint its stripe is.",
+            "pt_BR": "Nos seus {n} tokens nenhuma cabeça deste modelo atinge o limiar de indução ({threshold}): a "
+            "melhor, camada {best_layer} cabeça {best_head}, pontua {best_score}, contra no máximo {maximum} possível "
+            "e cerca de {uniform} para uma cabeça que se espalha por igual. Este modelo não tem uma cabeça de indução "
+            "clara; ela está aberta na grade de cabeças para você ver o quanto a faixa é fraca.",
+        },
+        "tour.fact.induction.no_repeat": {
+            "en": "Your {n} tokens repeat nothing, so no head can show induction here. Go back one step and forward "
+            "again to get the repeated sequence.",
+            "pt_BR": "Os seus {n} tokens não repetem nada, então nenhuma cabeça pode mostrar indução aqui. Volte um "
+            "passo e avance de novo para ter a sequência repetida.",
+        },
+        "tour.item.induction": {"en": "layer {layer} head {head} ({score})", "pt_BR": "camada {layer} cabeça {head} ({score})"},
         "tour.fact.kvcache.pending": {
             "en": "Your {n} tokens followed by “{appended}”, against the same tokens followed by “{reference}”: under "
             "the mask the keys and values of the {n} earlier positions are the same to the last bit (largest "
