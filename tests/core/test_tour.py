@@ -41,9 +41,11 @@ def ctx(model) -> TourContext:
 def test_the_five_lab_steps_come_in_order_with_the_three_prose_points_between():
     lab = [s.lab_step for s in STEPS if s.lab_step is not None]
     assert lab == [1, 2, 3, 4, 5]
-    assert len(STEPS) == 8
-    assert {s.key for s in STEPS if s.lab_step is None} == {"why_inf", "multihead_cost", "wo_mixes"}
+    assert len(STEPS) == 10
+    assert {s.key for s in STEPS if s.lab_step is None} == {"budget", "why_inf", "multihead_cost", "wo_mixes", "induction"}
     order = list(STEP_KEYS)
+    # the chapter's first idea (a fixed budget) opens the tour, in the head grid's budget view
+    assert STEPS[0].key == "budget" and STEPS[0].view == "budget" and STEPS[0].panel == "panel.head_grid"
     # each prose point sits next to the lab step it explains
     assert order.index("why_inf") == order.index("mask") + 1
     assert order.index("maps") < order.index("multihead_cost") < order.index("wo_mixes") < order.index("leakage")
@@ -72,12 +74,12 @@ def test_goto_by_index_or_key_and_rejects_unknown_steps():
     p.goto("leakage")
     assert p.step.key == "leakage"
     p.goto(0)
-    assert p.step.key == "mask"
+    assert p.step.key == "budget"
     with pytest.raises(ValueError):
         p.goto(len(STEPS))
     with pytest.raises(ValueError):
         p.goto("nonsense")
-    p.goto(7)
+    p.goto(len(STEPS) - 1)
     p.next()
     assert p.finished
     p.restart()
@@ -233,17 +235,56 @@ def test_portrait_fact_names_heads_by_role_with_their_numbers(ctx, model):
     assert v["n_positional"] == len(positional)
     assert sorted(item["head"] for item in fact.lists["positional"][1]) == sorted(positional)
     assert v["n_previous_token"] == sum("previous-token" in r.roles for r in table)
-    assert v["n_sinks"] == sum(s.role == "sink" for s in stats)
+    assert v["n_sinks"] == sum("sink" in r.roles for r in table)
     where = fact.data["where"]
     assert set(where) == set(roles.ROLES) and all(w.layer == 0 for w in where.values())
     # loosened thresholds name heads, each listed with its own numbers
-    loose = analysis.RoleThresholds(sink=0.0)
-    named = compute_fact("portrait", TourContext.from_model(model, SEED_TEXT, thresholds=loose))
+    loose = roles.RoleRules(sink=0.0)  # the portrait panel's controls, passed by the tour
+    named = compute_fact("portrait", TourContext.from_model(model, SEED_TEXT, rules=loose))
     item_key, items = named.lists["sinks"]
     assert item_key == "sink" and len(items) == len(stats)
     by_head = {s.head: s for s in stats}
     for item in items:
         assert item["sink_pct"] == by_head[item["head"]].sink_mass
+
+
+def test_budget_fact_is_the_views_numbers_and_follows_the_text(ctx, model):
+    from attention_lab.core.budget import budget_rows, default_query
+
+    fact = compute_fact("budget", ctx)
+    assert fact.key == "budget"
+    v = fact.values
+    attention = model.lens(ctx.ids, keep_attentions=[0], keep_hidden=False, compute_logits=False).attentions[0][0]
+    query = default_query(attention, ctx.tokens)
+    assert ctx.tokens[query].strip("␣") == "bit" and v["query"] == query and v["token"] == ctx.tokens[query]
+    rows = budget_rows(attention, query)
+    assert v["avg_top"] == rows.average_top_weight and v["chosen"] == len(rows.keys_chosen)
+    assert v["avg_entropy"] == rows.average_entropy and v["heads"] == model.lens.config.n_head
+    other = compute_fact("budget", TourContext.from_model(model, "A small cat slept on the warm mat all day"))
+    assert other.values["token"] != v["token"] and other.values["avg_top"] != v["avg_top"]
+    assert compute_fact("budget", TourContext.from_model(model, "Hi")).key in ("budget", "too_short")
+
+
+def test_induction_step_text_repeats_token_for_token_and_the_fact_is_honest(model):
+    from attention_lab.core.tour import INDUCTION_WORDS, repeated_words_text
+
+    text = repeated_words_text(model.tokenizer)
+    ids = model.tokenizer.encode(text)
+    assert len(ids) == 2 * INDUCTION_WORDS and ids[:INDUCTION_WORDS] == ids[INDUCTION_WORDS:]
+    assert repeated_words_text(model.tokenizer, seed=1) != text
+    ctx = TourContext.from_model(model, text)
+    scores = analysis.head_detector(model.lens, ids, "induction")
+    strict = compute_fact("induction", TourContext.from_model(model, text, rules=roles.RoleRules(induction=0.99)))
+    assert strict.key == "induction.none" and strict.values["n_induction"] == 0  # none qualifies: said so
+    v = strict.values
+    assert v["best_score"] == float(scores.max())
+    assert float(scores[v["best_layer"], v["best_head"]]) == v["best_score"]
+    assert v["maximum"] == roles.induction_reference(ids)["maximum"]
+    loose = compute_fact("induction", TourContext.from_model(model, text, rules=roles.RoleRules(induction=0.0)))
+    assert loose.key == "induction" and loose.values["n_induction"] == scores.numel()
+    assert loose.lists["heads"][1][0]["score"] == v["best_score"]  # strongest first
+    assert compute_fact("induction", ctx).key in ("induction", "induction.none")
+    assert compute_fact("induction", TourContext.from_model(model, SEED_TEXT)).key == "induction.no_repeat"
 
 
 def test_kv_fact_gives_the_speedup_only_after_the_benchmark_ran(ctx, model):

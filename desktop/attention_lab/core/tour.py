@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from . import analysis, roles
+from .budget import budget_rows, default_query
 from .jobs import Cancelled
 from .kvbench import CLEAR_SPEEDUP, cache_size_bytes
 from .lens import GPT2Config, GPT2Lens, GPT2Weights, MaskMode
@@ -48,9 +49,13 @@ class TourStep:
     mask_mode: str | None = None  # the mode the mask panel's comparison selects
     open_head: bool = False  # open the head whose causal/bidirectional difference is largest
     offers_benchmark: bool = False  # a "Run the benchmark" button; never started by surprise
+    view: str | None = None  # the head grid's enlarged view to open ("budget": one query, every head)
+    repeated_text: bool = False  # the text becomes a random word sequence said twice (induction), given back after
 
 
 STEPS: tuple[TourStep, ...] = (
+    # the chapter's §1 before the lab: every row sums to 1, so one head must choose
+    TourStep("budget", None, "panel.head_grid", causal=True, view="budget"),
     TourStep("mask", 1, "panel.mask", causal=True, mask_mode=MaskMode.NEG_INF.value),
     TourStep("why_inf", None, "panel.mask", edit_last_token=True, mask_mode=MaskMode.ZERO_SCORE.value),
     TourStep("maps", 2, "panel.head_grid", open_head=True),
@@ -58,6 +63,8 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("wo_mixes", None, "panel.shapes"),
     TourStep("leakage", 3, "panel.leakage", edit_last_token=True),
     TourStep("portrait", 4, "panel.portrait", layer=0),
+    # the chapter names induction among the specialisations: its stripe, on a sequence said twice
+    TourStep("induction", None, "panel.head_grid", causal=True, open_head=True, repeated_text=True),
     TourStep("kvcache", 5, "panel.kvbench", offers_benchmark=True),
 )
 STEP_KEYS = tuple(s.key for s in STEPS)
@@ -255,6 +262,34 @@ def _future(n: int) -> torch.Tensor:
 def _before(position: int) -> str:
     """The positions before ``position`` as the text names them: "0" or "0–6"."""
     return "0" if position == 1 else f"0–{position - 1}"
+
+
+def budget_fact(ctx: TourContext) -> Fact:
+    """The chapter's §1: one query's row in every head of the layer against their average
+    (:mod:`.budget`), on the query the head grid's budget view opens on."""
+    if ctx.n < 2:
+        return Fact("too_short", {"n": ctx.n})
+    attention = _attention(ctx.lens, ctx.ids, ctx.layer, causal=True)
+    query = default_query(attention, ctx.tokens)
+    rows = budget_rows(attention, query)
+    top_head = max(range(rows.heads), key=lambda h: rows.top_weight[h])
+    return Fact(
+        "budget",
+        {
+            "token": ctx.tokens[query],
+            "query": query,
+            "layer": ctx.layer,
+            "heads": rows.heads,
+            "chosen": len(rows.keys_chosen),
+            "top": rows.top_weight[top_head],
+            "top_head": top_head,
+            "top_token": ctx.tokens[rows.top_key[top_head]],
+            "avg_top": rows.average_top_weight,
+            "avg_token": ctx.tokens[rows.average_top_key],
+            "avg_entropy": rows.average_entropy,
+            "head_entropy": rows.mean_head_entropy,
+        },
+    )
 
 
 def mask_fact(ctx: TourContext) -> Fact:
@@ -573,11 +608,11 @@ def portrait_fact(ctx: TourContext) -> Fact:
         raise FactCancelled("cancelled before the induction scores")
     induction, repeat_ids = analysis.induction_scores_on_repeats(ctx.lens)
     table = roles.role_map(all_stats, ctx.n, induction, ctx.rules)
-    stats = analysis.with_roles([s for s in all_stats if s.layer == ctx.layer], ctx.n, ctx.thresholds)
+    stats = [s for s in all_stats if s.layer == ctx.layer]
     by_head = {r.head: r for r in table if r.layer == ctx.layer}
     found = roles.where_all(table, ctx.layer)
     positional = [stats[h.head] for h in found["positional"].here]  # nearest distance 1 first
-    sinks = sorted((s for s in stats if s.role == "sink"), key=lambda s: -s.sink_mass)
+    sinks = [stats[h.head] for h in found["sink"].here]  # the chapter's sink rule (RoleRules.sink), strongest first
     near = min(stats, key=lambda s: abs(s.mean_distance - 1))
     focus = min(stats, key=lambda s: s.entropy)
     return Fact(
@@ -605,6 +640,64 @@ def portrait_fact(ctx: TourContext) -> Fact:
         },
         data={"where": found, "roles": by_head, "induction_reference": roles.induction_reference(repeat_ids)},
     )
+
+
+INDUCTION_WORDS = 12  # words in each half of the induction step's sequence
+
+
+def repeated_words_text(tokenizer, words: int = INDUCTION_WORDS, seed: int = 0) -> str:
+    """A random sequence of whole-word tokens said twice (" river lamp coin … river lamp coin …").
+
+    Random *words*, not random ids: the text goes into the token editor, and each word must
+    come back as the one token it was drawn as, so the second half repeats the first token
+    for token and the induction stripe is sharp.  Drawn from the tokenizer's own vocabulary
+    (whatever model is loaded), seeded."""
+    g = torch.Generator().manual_seed(seed)
+    chosen: list[str] = []
+    for i in torch.randperm(tokenizer.vocab_size, generator=g).tolist():
+        text = tokenizer.token_texts([i])[0]
+        word = text[1:]
+        if text.startswith("␣") and word.isascii() and word.isalpha() and word.islower() and len(word) >= 3:
+            if tokenizer.encode(" " + word) == [i] and word not in chosen:
+                chosen.append(word)
+                if len(chosen) == words:
+                    break
+    if not chosen:
+        raise ValueError("the tokenizer has no whole-word tokens to build a repeated sequence from")
+    half = "".join(" " + w for w in chosen)
+    return half + half  # (the leading space keeps the first word the same token as its copy)
+
+
+def induction_fact(ctx: TourContext) -> Fact:
+    """The induction heads on the text shown (the step makes it a sequence said twice): each head's
+    induction score (weight on the token after the earlier copy of the current one), the best head,
+    and honestly "none" when no head reaches the role's threshold (:class:`roles.RoleRules`)."""
+    pattern = analysis.induction_pattern(ctx.ids)
+    if ctx.n < 4 or not bool(pattern.any()):
+        return Fact("induction.no_repeat", {"n": ctx.n})
+    rules = ctx.rules or roles.RoleRules()
+    scores = analysis.head_detector(ctx.lens, ctx.ids, "induction")  # [L, H]
+    reference = roles.induction_reference(ctx.ids)
+    flat = int(scores.argmax())
+    n_head = scores.shape[1]
+    best_layer, best_head = divmod(flat, n_head)
+    best = float(scores[best_layer, best_head])
+    qualifying = [(int(layer), int(head)) for layer, head in (scores >= rules.induction).nonzero().tolist()]
+    values = {
+        "n": ctx.n,
+        "best_layer": best_layer,
+        "best_head": best_head,
+        "best_score": best,
+        "threshold": rules.induction,
+        "maximum": reference["maximum"],
+        "uniform": reference["uniform"],
+        "n_induction": len(qualifying),
+        "heads_total": int(scores.numel()),
+    }
+    items = sorted(qualifying, key=lambda lh: -float(scores[lh[0], lh[1]]))
+    lists = {"heads": ("induction", [{"layer": layer, "head": head, "score": float(scores[layer, head])}
+                                     for layer, head in items])}
+    return Fact("induction" if qualifying else "induction.none", values, lists=lists)
 
 
 def kvcache_fact(ctx: TourContext) -> Fact:
@@ -643,10 +736,12 @@ def kvcache_fact(ctx: TourContext) -> Fact:
         positions=result.cache_positions,
         cache_bytes=result.cache_bytes,
     )
-    return Fact("kvcache.done", values)
+    # below CLEAR_SPEEDUP the sentence says what the ratio means, never "× faster"
+    return Fact("kvcache.done" if values["clear"] else "kvcache.done.unclear", values)
 
 
 FACTS: dict[str, Callable[[TourContext], Fact]] = {
+    "budget": budget_fact,
     "mask": mask_fact,
     "why_inf": why_inf_fact,
     "maps": maps_fact,
@@ -654,6 +749,7 @@ FACTS: dict[str, Callable[[TourContext], Fact]] = {
     "wo_mixes": wo_mixes_fact,
     "leakage": leakage_fact,
     "portrait": portrait_fact,
+    "induction": induction_fact,
     "kvcache": kvcache_fact,
 }
 assert set(FACTS) == set(STEP_KEYS)

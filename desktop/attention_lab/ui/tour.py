@@ -42,13 +42,14 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.jobs import TOUR_FACT, text_key
 from attention_lab.core.lens import MaskMode
-from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep
+from attention_lab.core.roles import ROLES, where_sentence
+from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
-from attention_lab.ui.panels.head_grid import SIDE_BY_SIDE
+from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.kv_bench import DEFAULT_NEW_TOKENS  # what the KV panel starts with, before it is built
 
@@ -209,6 +210,13 @@ class TourDock(QDockWidget):
         fact_layout.setContentsMargins(8, 6, 8, 8)
         fact_layout.addWidget(self.fact_caption)
         fact_layout.addWidget(self.fact_label)
+        # step 4: open the nearest head of a role the layer shown lacks (core.roles.where)
+        self.show_head_button = QPushButton(self.fact_frame)
+        self.show_head_button.setObjectName("tour.show_head")
+        self.show_head_button.clicked.connect(self.show_role_head)
+        self.show_head_button.hide()
+        self._role_target: tuple[str, int, int] | None = None
+        fact_layout.addWidget(self.show_head_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.run_button = QPushButton(body)
         self.run_button.setObjectName("tour.run_benchmark")
         self.run_button.clicked.connect(self.run_benchmark)
@@ -300,13 +308,22 @@ class TourDock(QDockWidget):
         mask = self.window_.built_panel(PanelId.MASK)
         mode = mask.selected_mode() if mask is not None else MaskMode.NEG_INF.value
         return {"edit": (session.position, session.replacement_id), "layer": session.layer,
-                "causal": session.causal, "mask_mode": mode}
+                "causal": session.causal, "mask_mode": mode, "text": session.text}
 
     def _note_set_by_tour(self, keys) -> None:
         """Remember what the tour has just set these inputs to."""
         now = self._inputs()
         for key in keys:
             self._set_by_tour[key] = now[key]
+
+    def _give_back_text(self) -> None:
+        """The learner's own text, when the tour replaced it and nobody typed since."""
+        set_to = self._set_by_tour.pop("text", None)
+        session = self.window_.session
+        if set_to is None or self._before is None or session.text != set_to or self._before["text"] == set_to:
+            return
+        self.window_.panel(PanelId.TOKEN_EDITOR).set_text(self._before["text"])
+        session.set_text(self._before["text"])
 
     def _give_back_inputs(self) -> None:
         before, self._before = self._before, None
@@ -316,6 +333,9 @@ class TourDock(QDockWidget):
         now = self._inputs()
         back = {key: before[key] for key, value in set_by_tour.items() if now[key] == value and before[key] != value}
         session = self.window_.session
+        if "text" in back:  # first: the edit below belongs to the learner's own text
+            self.window_.panel(PanelId.TOKEN_EDITOR).set_text(back["text"])
+            session.set_text(back["text"])
         if "mask_mode" in back:
             mask = self.window_.built_panel(PanelId.MASK)
             if mask is not None:
@@ -389,8 +409,11 @@ class TourDock(QDockWidget):
         session = self.window_.session
         if self._before is None:
             self._before = self._inputs()
+        if not step.repeated_text:
+            self._give_back_text()  # the induction step's sequence is the learner's text again
         touched = {key for key, on in (("layer", step.layer is not None), ("causal", step.causal is not None),
-                                        ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None)) if on}
+                                        ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None),
+                                        ("text", step.repeated_text)) if on}
         dock = self._dock(step.panel)
         if dock is not None:
             dock.show()
@@ -405,6 +428,13 @@ class TourDock(QDockWidget):
             self.window_.panel(PanelId.MASK).set_mode(step.mask_mode)
         if step.offers_benchmark:
             self.window_.panel(PanelId.KVBENCH).show_benchmark()
+        if step.view is not None:
+            self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
+        if step.repeated_text and session.model is not None:
+            # the induction step: a random word sequence said twice, in the editor too (given back after)
+            text = repeated_words_text(session.model.tokenizer)
+            self.window_.panel(PanelId.TOKEN_EDITOR).set_text(text)
+            session.set_text(text)
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self.fact = None
@@ -414,12 +444,19 @@ class TourDock(QDockWidget):
         self._request_fact()
 
     def _open_head(self, fact: Fact) -> None:
-        """Step 2: the head whose causal and bidirectional maps differ most, side by side."""
-        if not self._open_head_once or "bidir_head" not in fact.values:
+        """Step 2: the head whose causal and bidirectional maps differ most, side by side; the
+        induction step: the best induction head, enlarged (its stripe on the repeated half)."""
+        if not self._open_head_once:
+            return
+        if "bidir_head" in fact.values:
+            view, layer, head = SIDE_BY_SIDE, fact.values["layer"], fact.values["bidir_head"]
+        elif "best_head" in fact.values:
+            view, layer, head = ONE_MODE, fact.values["best_layer"], fact.values["best_head"]
+        else:
             return
         self._open_head_once = False
-        self.window_.panel(PanelId.HEAD_GRID).set_view(SIDE_BY_SIDE)
-        self.window_.select_head(int(fact.values["layer"]), int(fact.values["bidir_head"]))
+        self.window_.panel(PanelId.HEAD_GRID).set_view(view)
+        self.window_.select_head(int(layer), int(head))
         self._note_set_by_tour({"layer"})
 
     # ------------------------------------------------------------------ the fact
@@ -501,10 +538,34 @@ class TourDock(QDockWidget):
     def fact_ready(self) -> bool:
         return self.fact is not None and self._pending_key is None
 
+    def _role_lines(self, fact: Fact) -> str:
+        """Step 4: where each of the chapter's roles is, seen from the layer shown; remembers the
+        first role this layer lacks that another layer has, for the "Show" button."""
+        found = fact.data.get("where") or {}
+        self._role_target = None
+        lines = []
+        for role in ROLES:
+            where = found.get(role)
+            if where is None:
+                continue
+            lines.append(html.escape(where_sentence(where, translator.language)))
+            if not where.here and where.nearest() and self._role_target is None:
+                hit = where.nearest()[0]
+                self._role_target = (role, hit.layer, hit.head)
+        return "<br>".join(lines)
+
+    def show_role_head(self) -> None:
+        """Switch the grid to the layer of the step's missing role and enlarge its strongest head."""
+        if self._role_target is not None:
+            _role, layer, head = self._role_target
+            self.window_.select_head(layer, head)
+
     def _show_fact(self) -> None:
+        self._role_target = None
         if self.fact is not None:
             self.fact_caption.setText(tr("tour.measured", model=html.escape(self.fact_model)))
-            self.fact_label.setText(format_fact(self.fact))
+            roles_text = self._role_lines(self.fact)
+            self.fact_label.setText(format_fact(self.fact) + (f"<br><br>{roles_text}" if roles_text else ""))
             block = self.fact.block
             if block:
                 shown, n = self.fact.values.get("shown"), self.fact.values.get("n")
@@ -521,6 +582,11 @@ class TourDock(QDockWidget):
             else:
                 self.fact_label.setText(tr("tour.measuring"))
             self.block.hide()
+        target = self._role_target
+        self.show_head_button.setVisible(target is not None)
+        if target is not None:
+            self.show_head_button.setText(
+                tr("tour.show_head", role=tr(f"roles.{target[0]}.name"), layer=target[1], head=target[2]))
 
     def _size_block(self) -> None:
         """Exactly as tall and (up to a limit) as wide as the print: it never scrolls vertically."""

@@ -32,6 +32,7 @@ from attention_lab.ui.i18n import tr
 from attention_lab.ui.number_format import fixed
 from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.panels.budget_view import BudgetView
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import (
     configure_map_plot,
@@ -49,8 +50,8 @@ from attention_lab.core.pooling import pool_factor, pooled_for
 
 METRICS = ("mean_distance", "entropy", "sink_mass", "previous_token", "current_token")
 CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many tokens
-ONE_MODE, SIDE_BY_SIDE = "mode", "side_by_side"
-VIEWS = (ONE_MODE, SIDE_BY_SIDE)  # the enlarged head's views, in the combo box's order
+ONE_MODE, SIDE_BY_SIDE, BUDGET = "mode", "side_by_side", "budget"
+VIEWS = (ONE_MODE, SIDE_BY_SIDE, BUDGET)  # the enlarged head's views, in the combo box's order
 
 
 def _fix_token_axis_width(plot: pg.PlotItem) -> None:
@@ -152,6 +153,9 @@ class HeadGridPanel(Panel):
         head_layout.setContentsMargins(0, 4, 0, 0)
         head_layout.addLayout(row)
         head_layout.addWidget(self.head_view, 1)
+        self.budget = BudgetView(head_page)  # the chapter's fixed budget (ui/panels/budget_view.py)
+        self.budget.hide()
+        head_layout.addWidget(self.budget, 1)
         self.tabs.addTab(head_page, "")
 
         # --- overview page
@@ -212,6 +216,8 @@ class HeadGridPanel(Panel):
         self.view_label.setText(tr("head_grid.view"))
         self.view_combo.setItemText(0, tr("head_grid.view.mode"))
         self.view_combo.setItemText(1, tr("head_grid.view.side"))
+        self.view_combo.setItemText(2, tr("budget.view"))
+        self.budget.retranslate()
         self.back.setText(tr("head_grid.back"))
         self.metric_label.setText(tr("head_grid.metric"))
         for i, key in enumerate(METRICS):
@@ -260,8 +266,14 @@ class HeadGridPanel(Panel):
         self._render_all()
 
     def set_view(self, view: str) -> None:
-        """The enlarged head's view: :data:`ONE_MODE` or :data:`SIDE_BY_SIDE` (the tour's step 2)."""
+        """The enlarged head's view: :data:`ONE_MODE`, :data:`SIDE_BY_SIDE` (the tour's step 2) or
+        :data:`BUDGET` (one query's row in every head, the chapter's fixed budget)."""
         self.view_combo.setCurrentIndex(VIEWS.index(view))
+
+    def open_view(self, view: str) -> None:
+        """The "one head" tab in ``view`` (the tour's fixed-budget step opens :data:`BUDGET`)."""
+        self.set_view(view)
+        self.tabs.setCurrentIndex(1)
 
     def show_head(self, layer: int, head: int) -> None:
         """Open ``head`` of ``layer`` enlarged (the layer may still be computing)."""
@@ -276,6 +288,8 @@ class HeadGridPanel(Panel):
     # ------------------------------------------------------------------ export
     def plot_for_export(self):
         index = self.tabs.currentIndex()
+        if index == 1 and VIEWS[self.view_combo.currentIndex()] == BUDGET:
+            return self.budget.view.ci
         return (self.grid_view.ci, self.head_view.ci, self.overview_view.ci)[index]
 
     def table_for_export(self):
@@ -433,6 +447,12 @@ class HeadGridPanel(Panel):
         self._stale.discard(1)
         h = min(self.head, state.attention_causal.shape[0] - 1)
         n = state.n_tokens
+        budget = VIEWS[self.view_combo.currentIndex()] == BUDGET
+        self.head_view.setVisible(not budget)
+        self.budget.setVisible(budget)
+        if budget:
+            self.budget.show_state(state, h)
+            return
         if VIEWS[self.view_combo.currentIndex()] == SIDE_BY_SIDE:
             panels = [(True, state.attention_causal[h]), (False, state.attention_bidirectional[h])]
         else:

@@ -1,7 +1,10 @@
 """The texts of the lab tour, English and Brazilian Portuguese (Portuguese terms as in the
 chapter's Portuguese edition).  Imported by ``ui/tour.py`` for its registrations."""
 
+from attention_lab.core.roles import ROLE_TEXTS
 from attention_lab.ui.i18n import register
+
+register(ROLE_TEXTS)  # step 4 names the chapter's roles as the portrait does (same table, registered by either)
 
 register(
     {
@@ -102,25 +105,56 @@ register(
             "representação de cada posição anterior mudou. Causal: zero. Bidirecional: bastante. Isto demonstra a "
             "causalidade em vez de afirmá-la.",
         },
+        "tour.step.budget.title": {"en": "A fixed budget: why there are many heads", "pt_BR": "Um orçamento fixo: por que há muitas cabeças"},
+        "tour.step.budget.body": {
+            "en": "The chapter's first idea. Every row of an attention map sums to 1: a token has a fixed budget of "
+            "attention, so one head must <i>choose</i> where it goes. The head grid shows one query token's row in "
+            "every head of the layer, and under them their average — the single blurred row one head would have to "
+            "settle for. Pick any other query token in the view.",
+            "pt_BR": "A primeira ideia do capítulo. Cada linha de um mapa de atenção soma 1: um token tem um orçamento "
+            "fixo de atenção, então uma cabeça precisa <i>escolher</i> para onde ele vai. A grade de cabeças mostra a "
+            "linha de um token de consulta em cada cabeça da camada e, embaixo, a média delas — a única linha "
+            "borrada com que uma só cabeça teria de se contentar. Escolha qualquer outro token de consulta na vista.",
+        },
         "tour.step.portrait.title": {"en": "Portrait of the heads of layer 0", "pt_BR": "Retrato das cabeças da camada 0"},
         "tour.step.portrait.body": {
             "en": "Nobody assigns roles: the specialisations emerge from training. For each head of layer 0 the "
-            "<b>Head portrait</b> panel computes the mean distance it looks back and the entropy of its distribution. "
-            "Look for the positional heads (distance ≈ 1) and the sink heads (very low entropy, everything on token 0).",
+            "<b>Head portrait</b> panel computes the mean distance it looks back, the entropy of its distribution and "
+            "its weight on token 0. Look for the chapter's <i>positional</i> heads (mean distance ≈ 1 and focused) and "
+            "<i>sink</i> heads (very low entropy, everything on token 0). A mean distance of 1 alone is not the "
+            "stricter <i>previous-token</i> role (most weight on i−1 itself): a head split between itself and two "
+            "tokens back averages 1 too. When this layer has none of a role, the tour says where the nearest are.",
             "pt_BR": "Ninguém atribui papéis: as especializações emergem do treino. Para cada cabeça da camada 0 o "
-            "painel <b>Retrato das cabeças</b> calcula a distância média a que ela olha e a entropia da sua "
-            "distribuição. Procure as cabeças posicionais (distância ≈ 1) e as de “vala” (entropia baixíssima, tudo "
-            "no token 0).",
+            "painel <b>Retrato das cabeças</b> calcula a distância média a que ela olha, a entropia da sua "
+            "distribuição e o seu peso no token 0. Procure as cabeças <i>posicionais</i> do capítulo (distância média "
+            "≈ 1 e focadas) e as de <i>vala</i> (entropia baixíssima, tudo no token 0). Distância média 1 sozinha não "
+            "é o papel mais estrito de <i>token anterior</i> (a maior parte do peso no próprio i−1): uma cabeça "
+            "dividida entre si mesma e o token de duas posições atrás também dá média 1. Quando esta camada não tem "
+            "nenhuma cabeça de um papel, o tour diz onde estão as mais próximas.",
+        },
+        "tour.show_head": {"en": "Show the {role} head: layer {layer}, H{head}", "pt_BR": "Mostrar a cabeça de {role}: camada {layer}, H{head}"},
+        "tour.step.induction.title": {"en": "Induction heads: continuing a pattern", "pt_BR": "Cabeças de indução: continuar um padrão"},
+        "tour.step.induction.body": {
+            "en": "Among the specialisations the chapter names: <i>induction</i> heads look at the token that followed "
+            "the earlier copy of the current one, so they can continue a repeated pattern. The tour has put a random "
+            "word sequence said twice in the editor (your text comes back when you leave the step). In an induction "
+            "head the second half draws a stripe one step right of the diagonal of the repeat: each word looks at the "
+            "word after its first copy.",
+            "pt_BR": "Entre as especializações que o capítulo cita: cabeças de <i>indução</i> olham para o token que "
+            "veio depois da cópia anterior do token atual, e assim podem continuar um padrão repetido. O tour pôs no "
+            "editor uma sequência aleatória de palavras dita duas vezes (o seu texto volta quando você sair do passo). "
+            "Numa cabeça de indução a segunda metade desenha uma faixa um passo à direita da diagonal da repetição: "
+            "cada palavra olha para a palavra depois da sua primeira cópia.",
         },
         "tour.step.kvcache.title": {"en": "What the KV cache buys", "pt_BR": "O que o cache KV poupa"},
         "tour.step.kvcache.body": {
             "en": "Under the mask a token never influences the ones before it, so the K and V of earlier positions "
             "never change when a token is appended: generation stores them and computes only the new token, O(n) per "
-            "token instead of O(n²). RoBERTa, being bidirectional, cannot. Press “Run the benchmark” to generate "
+            "token instead of O(n²). The same weights without the mask could not. Press “Run the benchmark” to generate "
             "{new} tokens with and without the cache.",
             "pt_BR": "Com a máscara um token nunca influencia os anteriores, então K e V das posições anteriores nunca "
             "mudam quando um token é acrescentado: a geração os guarda e calcula só o token novo, O(n) por token em "
-            "vez de O(n²). O RoBERTa, bidirecional, não pode. Aperte “Rodar o benchmark” para gerar {new} tokens com "
+            "vez de O(n²). Os mesmos pesos sem a máscara não poderiam. Aperte “Rodar o benchmark” para gerar {new} tokens com "
             "e sem o cache.",
         },
         # ---- the measured facts (numbers come from compute_fact, in bold)
@@ -222,15 +256,24 @@ register(
             "pt_BR": "#{pos} “{old}” virou “{new}”, e com a máscara as posições {before} mudaram até {causal_max}: "
             "esta máscara vaza o futuro!",
         },
+        "tour.fact.budget": {
+            "en": "In layer {layer}, the {heads} heads spend the budget of “{token}” (query {query}) on {chosen} different "
+            "tokens, up to {top} (head {top_head} on “{top_token}”). Their average puts at most {avg_top} anywhere "
+            "(on “{avg_token}”): entropy {avg_entropy} nats, against {head_entropy} for a head on average.",
+            "pt_BR": "Na camada {layer}, as {heads} cabeças gastam o orçamento de “{token}” (consulta {query}) em "
+            "{chosen} tokens diferentes, até {top} (cabeça {top_head} em “{top_token}”). A média delas põe no máximo "
+            "{avg_top} em qualquer lugar (em “{avg_token}”): entropia {avg_entropy} nats, contra {head_entropy} de "
+            "uma cabeça em média.",
+        },
         "tour.fact.portrait": {
-            "en": "Layer {layer}, {heads} heads on your {n} tokens. Positional heads (mean distance ≈ 1): {positional}. "
-            "Sink heads (very low entropy, most weight on token 0): {sinks}. Closest to distance 1: head {near_head} "
-            "({near_distance}); most focused: head {focus_head} (entropy {focus_entropy} nats, {focus_sink_pct} on "
-            "token 0).",
-            "pt_BR": "Camada {layer}, {heads} cabeças nos seus {n} tokens. Cabeças posicionais (distância média ≈ 1): "
-            "{positional}. Cabeças de vala (entropia baixíssima, quase todo o peso no token 0): {sinks}. Mais perto "
-            "da distância 1: cabeça {near_head} ({near_distance}); mais focada: cabeça {focus_head} (entropia "
-            "{focus_entropy} nats, {focus_sink_pct} no token 0).",
+            "en": "Layer {layer}, {heads} heads on your {n} tokens. Positional heads by the chapter's rule (mean "
+            "distance ≈ 1, focused): {positional}. Sink heads (most weight on token 0): {sinks}. Closest to distance "
+            "1: head {near_head} ({near_distance}); most focused: head {focus_head} (entropy {focus_entropy} nats, "
+            "{focus_sink_pct} on token 0).",
+            "pt_BR": "Camada {layer}, {heads} cabeças nos seus {n} tokens. Cabeças posicionais pela regra do capítulo "
+            "(distância média ≈ 1, focadas): {positional}. Cabeças de vala (quase todo o peso no token 0): {sinks}. "
+            "Mais perto da distância 1: cabeça {near_head} ({near_distance}); mais focada: cabeça {focus_head} "
+            "(entropia {focus_entropy} nats, {focus_sink_pct} no token 0).",
         },
         "tour.item.positional": {
             "en": "head {head} (distance {distance}, {prev_pct} on the previous token)",
@@ -240,25 +283,72 @@ register(
             "en": "head {head} (entropy {entropy}, {sink_pct} on token 0)",
             "pt_BR": "cabeça {head} (entropia {entropy}, {sink_pct} no token 0)",
         },
+        "tour.fact.induction": {
+            "en": "On your {n} tokens, {n_induction} of the {heads_total} heads reach the induction threshold "
+            "({threshold}): {heads}. The best, layer {best_layer} head {best_head}, scores {best_score} (at most "
+            "{maximum} is possible here; a head spreading evenly scores about {uniform}); it is open in the head grid.",
+            "pt_BR": "Nos seus {n} tokens, {n_induction} das {heads_total} cabeças atingem o limiar de indução "
+            "({threshold}): {heads}. A melhor, camada {best_layer} cabeça {best_head}, pontua {best_score} (o máximo "
+            "possível aqui é {maximum}; uma cabeça que se espalha por igual pontua cerca de {uniform}); ela está "
+            "aberta na grade de cabeças.",
+        },
+        "tour.fact.induction.none": {
+            "en": "On your {n} tokens no head of this model reaches the induction threshold ({threshold}): the best, "
+            "layer {best_layer} head {best_head}, scores {best_score}, against at most {maximum} possible and about "
+            "{uniform} for a head spreading evenly. This model has no clear induction head; it is open in the head "
+            "grid so you can see how faint its stripe is.",
+            "pt_BR": "Nos seus {n} tokens nenhuma cabeça deste modelo atinge o limiar de indução ({threshold}): a "
+            "melhor, camada {best_layer} cabeça {best_head}, pontua {best_score}, contra no máximo {maximum} possível "
+            "e cerca de {uniform} para uma cabeça que se espalha por igual. Este modelo não tem uma cabeça de indução "
+            "clara; ela está aberta na grade de cabeças para você ver o quanto a faixa é fraca.",
+        },
+        "tour.fact.induction.no_repeat": {
+            "en": "Your {n} tokens repeat nothing, so no head can show induction here. Go back one step and forward "
+            "again to get the repeated sequence.",
+            "pt_BR": "Os seus {n} tokens não repetem nada, então nenhuma cabeça pode mostrar indução aqui. Volte um "
+            "passo e avance de novo para ter a sequência repetida.",
+        },
+        "tour.item.induction": {"en": "layer {layer} head {head} ({score})", "pt_BR": "camada {layer} cabeça {head} ({score})"},
         "tour.fact.kvcache.pending": {
-            "en": "Appending “{appended}” to your {n} tokens and recomputing everything changes the earlier keys and "
-            "values by exactly {causal_kv_max} under the mask; without it by up to {bidir_max} from layer 1 on "
-            "(layer 0: {bidir_layer0}, its K and V see only the token and its position). The speedup appears here "
-            "once you run the benchmark.",
-            "pt_BR": "Acrescentar “{appended}” aos seus {n} tokens e recalcular tudo muda as chaves e os valores "
-            "anteriores exatamente {causal_kv_max} com a máscara; sem ela até {bidir_max} a partir da camada 1 "
-            "(camada 0: {bidir_layer0}, o K e o V dela só veem o token e a posição). A aceleração aparece aqui quando "
-            "você rodar o benchmark.",
+            "en": "Your {n} tokens followed by “{appended}”, against the same tokens followed by “{reference}”: under "
+            "the mask the keys and values of the {n} earlier positions are the same to the last bit (largest "
+            "difference {causal_kv_max}); without it they differ by up to {bidir_max} from layer 1 on (layer 0: "
+            "{bidir_layer0}, its K and V see only the token and its position). Your {n} tokens alone against them plus "
+            "“{appended}” differ by at most {n_vs_n1_max}: floating-point rounding from matrices of different shapes, "
+            "not information. The speedup appears here once you run the benchmark.",
+            "pt_BR": "Os seus {n} tokens seguidos de “{appended}”, contra os mesmos tokens seguidos de “{reference}”: "
+            "com a máscara as chaves e os valores das {n} posições anteriores são iguais até o último bit (maior "
+            "diferença {causal_kv_max}); sem ela diferem até {bidir_max} a partir da camada 1 (camada 0: "
+            "{bidir_layer0}, o K e o V dela só veem o token e a posição). Os seus {n} tokens sozinhos contra eles "
+            "mais “{appended}” diferem no máximo {n_vs_n1_max}: arredondamento de ponto flutuante de matrizes de "
+            "formatos diferentes, não informação. A aceleração aparece aqui quando você rodar o benchmark.",
         },
         "tour.fact.kvcache.done": {
-            "en": "Appending “{appended}” changes the earlier keys and values by exactly {causal_kv_max} under the "
-            "mask (without it: up to {bidir_max} from layer 1 on), so they can be cached. Your benchmark: "
-            "{new_tokens} new tokens in {with_s} s with the cache and {without_s} s without, {speedup}× faster; "
-            "identical tokens both ways: {identical}. The cache held {positions} positions ({cache_bytes}).",
-            "pt_BR": "Acrescentar “{appended}” muda as chaves e os valores anteriores exatamente {causal_kv_max} com a "
-            "máscara (sem ela: até {bidir_max} a partir da camada 1), então eles podem ir para o cache. O seu "
-            "benchmark: {new_tokens} tokens novos em {with_s} s com o cache e {without_s} s sem, {speedup}× mais "
-            "rápido; tokens idênticos nos dois modos: {identical}. O cache guardou {positions} posições ({cache_bytes}).",
+            "en": "Appending “{appended}” instead of “{reference}” leaves the earlier keys and values unchanged under "
+            "the mask (largest difference {causal_kv_max}; without it up to {bidir_max} from layer 1 on), so they can "
+            "be cached. Your benchmark: {new_tokens} new tokens in {with_s} s with the cache and {without_s} s "
+            "without, {speedup}× faster; without the cache each token cost {slope_ms_without} ms more than the one "
+            "before, with it {slope_ms_with} ms. Identical tokens both ways: {identical}. The cache held {positions} "
+            "positions ({cache_bytes}).",
+            "pt_BR": "Acrescentar “{appended}” em vez de “{reference}” deixa as chaves e os valores anteriores "
+            "inalterados com a máscara (maior diferença {causal_kv_max}; sem ela até {bidir_max} a partir da camada 1), "
+            "então eles podem ir para o cache. O seu benchmark: {new_tokens} tokens novos em {with_s} s com o cache e "
+            "{without_s} s sem, {speedup}× mais rápido; sem o cache cada token custou {slope_ms_without} ms a mais "
+            "que o anterior, com ele {slope_ms_with} ms. Tokens idênticos nos dois modos: {identical}. O cache "
+            "guardou {positions} posições ({cache_bytes}).",
+        },
+        "tour.fact.kvcache.done.unclear": {
+            "en": "Appending “{appended}” instead of “{reference}” leaves the earlier keys and values unchanged under "
+            "the mask (largest difference {causal_kv_max}), so they can be cached. But your run shows no clear gain: "
+            "{without_s} s without the cache ÷ {with_s} s with it = {speedup}. On a model this small, or a busy "
+            "machine, each step's fixed cost hides the prefix the cache saves recomputing. In the KV cache panel, try "
+            "the longer run or GPT-2 small's shapes (random weights). Identical tokens both ways: {identical}.",
+            "pt_BR": "Acrescentar “{appended}” em vez de “{reference}” deixa as chaves e os valores anteriores "
+            "inalterados com a máscara (maior diferença {causal_kv_max}), então eles podem ir para o cache. Mas a sua "
+            "execução não mostra ganho claro: {without_s} s sem o cache ÷ {with_s} s com ele = {speedup}. Num modelo "
+            "tão pequeno, ou numa máquina ocupada, o custo fixo de cada passo esconde o prefixo que o cache evita "
+            "recalcular. No painel do cache KV, tente a execução mais longa ou os formatos do GPT-2 small (pesos "
+            "aleatórios). Tokens idênticos nos dois modos: {identical}.",
         },
         "tour.fact.kvcache.no_room": {
             "en": "Your {n} tokens fill the model's context of {ctx}: there is no room to append a token. Shorten the "
