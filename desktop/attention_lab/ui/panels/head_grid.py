@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
+    QApplication,
     QButtonGroup,
     QComboBox,
     QHBoxLayout,
@@ -82,6 +83,7 @@ class HeadGridPanel(Panel):
     layer_requested = Signal(int)
     causal_requested = Signal(bool)
     head_selected = Signal(int, int)  # layer, head (from the overview)
+    knockout_toggled = Signal(int, int)  # layer, head: Shift+click on a map (panels/knockout.py shows the set)
     status_message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -532,6 +534,9 @@ class HeadGridPanel(Panel):
         self._show_hover(self.cell_text(self.head, *cell, causal=key[1]), screen_pos)
 
     def _grid_click(self, head, _cell) -> None:
+        if QApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier and self.state is not None:
+            self.knockout_toggled.emit(self.state.layer, head)
+            return
         self.head = head
         self.head_spin.blockSignals(True)
         self.head_spin.setValue(head)
