@@ -15,7 +15,9 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 from attention_lab.core import analysis
+from attention_lab.core.ablation import run_rank_heads
 from attention_lab.core.lab import SEED_TEXT
+from attention_lab.core.masks import cache_positions_per_layer
 from attention_lab.core.tour import STEPS
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.launch import teardown
@@ -136,6 +138,12 @@ def expected_numbers(window, key: str) -> list[str]:
     if key == "kvcache":
         stability = analysis.kv_stability(lens, ids)
         return [n(max(stability.max_per_layer("bidirectional")[1:]))]
+    if key == "mask_designer":  # the cache of the mask the window's analysis now runs under
+        return [str(cache_positions_per_layer(state.extras["allowed"])), str(count)]
+    if key == "knockout":
+        ranking = run_rank_heads(lens, ids, "zero")
+        layer, head, delta = ranking.top[0]
+        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta)]
     raise AssertionError(key)
 
 
@@ -169,10 +177,16 @@ def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window
             assert window.panel("panel.mask").selected_mode() == "zero-score"
         if step.key == "portrait":
             assert window.session.state.layer == 0
+        if step.key == "mask_designer":  # the window was chosen, and the analysis runs under it
+            assert window.panel("panel.mask_designer").choice_text() == step.designer_mask
+            assert window.session.state.extras["mask_spec"] == step.designer_mask
         dock.next_button.click()
     assert not dock.isVisible() and dock.progress.finished
     assert QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat).value(KEY_FINISHED) in (True, "true")
-    assert set(seen_panels) == {"panel.mask", "panel.head_grid", "panel.shapes", "panel.leakage", "panel.portrait", "panel.kvbench"}
+    assert set(seen_panels) == {"panel.mask", "panel.head_grid", "panel.shapes", "panel.leakage", "panel.portrait",
+                                "panel.kvbench", "panel.mask_designer", "panel.knockout"}
+    # the tour gives the learner's mask back when it closes
+    assert window.panel("panel.mask_designer").choice_text() == "causal"
     # the benchmark never ran on its own
     assert window.panel("panel.kvbench").result() is None
     # opening it again after finishing starts over
@@ -222,7 +236,7 @@ def test_progress_survives_a_restart_and_the_offer_is_made_once(qtbot, make_wind
     assert tour_of(again).offer is None  # offered once
     wait_state(qtbot, again)
     dock = open_from_help_menu(again)
-    assert dock.progress.index == 3 and dock.counter.text().startswith("Step 4 of 8")
+    assert dock.progress.index == 3 and dock.counter.text().startswith("Step 4 of 10")
     wait_fact(qtbot, again, dock, STEPS[3].key)
     assert window_shows(again, STEPS[3].panel)
 
@@ -296,7 +310,7 @@ def test_a_tour_left_open_comes_back_open_on_its_step(qtbot, make_window, isolat
     again = make_window(settings=QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat), with_model=False)
     dock = tour_of(again)
     qtbot.waitUntil(lambda: dock.isVisible() and window_shows(again, "panel.shapes"))
-    assert dock.progress.step.key == "wo_mixes" and dock.counter.text().startswith("Step 5 of 8")
+    assert dock.progress.step.key == "wo_mixes" and dock.counter.text().startswith("Step 5 of 10")
 
 
 def test_the_fact_caption_shows_a_model_name_with_quotes_as_written(qtbot, make_window):

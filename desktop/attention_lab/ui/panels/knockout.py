@@ -109,7 +109,7 @@ class KnockoutPanel(Panel):
 
         self.map_box = QGroupBox(self)
         self.map_plot = make_plot(self.map_box)
-        self.map_plot.setMinimumSize(220, 200)
+        self.map_plot.setMinimumSize(200, 150)
         self.map_image = HeatImage("heads", on_click=self._map_click)
         self.map_plot.addItem(self.map_image)
         vb = self.map_plot.getPlotItem().getViewBox()
@@ -139,7 +139,11 @@ class KnockoutPanel(Panel):
         self.table = QTableWidget(TOP_K, 4, self)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        # four columns that share the width (never a sideways scroll bar: a token is elided instead)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setMinimumWidth(220)
         row_height = self.fontMetrics().height() + 8
         self.table.verticalHeader().setDefaultSectionSize(row_height)
         self.table.setFixedHeight(self.table.horizontalHeader().sizeHint().height() + TOP_K * row_height + 4)
@@ -147,13 +151,19 @@ class KnockoutPanel(Panel):
         self.loss_label = QLabel(self)
         self.loss_label.setWordWrap(True)
 
+        # the map and the before/after side by side: both in sight at 1366 × 768
+        readout = QVBoxLayout()
+        readout.addWidget(self.table)
+        readout.addWidget(self.loss_label)
+        readout.addStretch(1)
+        body = QHBoxLayout()
+        body.addWidget(self.map_box, 3)
+        body.addLayout(readout, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.explain)
         layout.addLayout(controls)
         layout.addWidget(self.knocked_label)
-        layout.addWidget(self.map_box, 1)
-        layout.addWidget(self.table)
-        layout.addWidget(self.loss_label)
+        layout.addLayout(body, 1)
         self.retranslate()
 
     # ------------------------------------------------------------------ the choice

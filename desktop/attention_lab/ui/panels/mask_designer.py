@@ -52,7 +52,7 @@ def _picture(cells: np.ndarray, on) -> np.ndarray:
 
 def _grid_plot(parent, on_click=None):
     plot = make_plot(parent)
-    plot.setMinimumSize(200, 200)
+    plot.setMinimumSize(180, 180)
     image = HeatImage("grid", on_click=on_click)
     plot.addItem(image)
     item = plot.getPlotItem()
@@ -122,8 +122,8 @@ class MaskDesignerPanel(Panel):
         layout = QVBoxLayout(self)
         layout.addWidget(self.explain)
         layout.addLayout(choice)
+        layout.addWidget(self.verdict_box)  # the verdicts first: in sight without scrolling at 1366 × 768
         layout.addLayout(grids, 1)
-        layout.addWidget(self.verdict_box)
 
         self.kind_choice.currentIndexChanged.connect(self._choice_changed)
         self.size_box.valueChanged.connect(self._choice_changed)
@@ -148,6 +148,25 @@ class MaskDesignerPanel(Panel):
             for w, was in zip((self.kind_choice, self.size_box, self.separator_edit), blockers):
                 w.blockSignals(was)
         self._choice_changed()
+
+    def choice_text(self) -> str:
+        """The choice as ``core.masks`` spells it (``window:3``, ``documents:.``, ``custom``…)."""
+        kind = self.kind()
+        if kind in ("prefix", "window"):
+            return f"{kind}:{self.size_box.value()}"
+        if kind == "documents":
+            return f"documents:{self.separator_edit.text() or '.'}"
+        return kind
+
+    def set_choice_text(self, text: str) -> None:
+        """:meth:`set_choice` from ``core.masks``' spelling (the tour sets and gives back the choice)."""
+        kind, _, arg = text.partition(":")
+        if kind in ("prefix", "window"):
+            self.set_choice(kind, size=int(arg))
+        elif kind == "documents":
+            self.set_choice(kind, separator=arg)
+        else:
+            self.set_choice(kind)
 
     def spec(self) -> MaskSpec | None:
         """The chosen mask as a spec (a custom grid fitted to the text); None without a text for a custom one."""
