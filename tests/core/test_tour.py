@@ -42,7 +42,10 @@ def test_the_five_lab_steps_come_in_order_with_the_three_prose_points_between():
     lab = [s.lab_step for s in STEPS if s.lab_step is not None]
     assert lab == [1, 2, 3, 4, 5]
     assert len(STEPS) == 10
-    assert {s.key for s in STEPS if s.lab_step is None} == {"budget", "why_inf", "multihead_cost", "wo_mixes", "induction"}
+    assert {s.key for s in STEPS if s.lab_step is None} == {"budget", "why_inf", "multihead_cost", "wo_mixes", "induction",
+                                                             "mask_designer", "knockout"}
+    # the two lessons beyond the chapter come after its five steps
+    assert list(STEP_KEYS)[-2:] == ["mask_designer", "knockout"]
     order = list(STEP_KEYS)
     # the chapter's first idea (a fixed budget) opens the tour, in the head grid's budget view
     assert STEPS[0].key == "budget" and STEPS[0].view == "budget" and STEPS[0].panel == "panel.head_grid"
@@ -340,3 +343,28 @@ def test_portrait_fact_on_the_demo_model_finds_the_chapters_positional_heads_in_
         tour.ATTENTION_BUDGET = budget
     assert [(s.layer, s.head) for s in per_layer] == [(s.layer, s.head) for s in short]
     assert [s.mean_distance for s in per_layer] == pytest.approx([s.mean_distance for s in short])
+
+
+def test_mask_designer_fact_is_the_measured_reach_and_cache_of_a_window(ctx, model):
+    from attention_lab.core.masks import allowed_matrix, parse_mask_spec, reach
+
+    fact = compute_fact("mask_designer", ctx)
+    v = fact.values
+    allowed = allowed_matrix(parse_mask_spec(f"window:{v['w']}"), ctx.ids)
+    grid = reach(allowed, model.lens.config.n_layer)
+    # how far back the last position is reached, from the reach grid itself
+    assert v["back"] == min(ctx.n - 1, model.lens.config.n_layer * (v["w"] - 1))
+    assert bool(grid[ctx.n - 1, ctx.n - 1 - v["back"]])
+    assert v["keep"] == v["w"] and v["kv_max"] == 0.0 and v["leaks"] is False and v["confirmed"] is True
+
+
+def test_knockout_fact_names_the_head_whose_knockout_raises_the_loss_most(ctx, model):
+    from attention_lab.core.ablation import knockout
+
+    fact = compute_fact("knockout", ctx)
+    v = fact.values
+    layer, head = (int(x) for x in v["head"].split("."))
+    alone = knockout(model.lens, ctx.ids, [(layer, head)], "zero")
+    assert v["before"] == pytest.approx(alone.loss_before, abs=1e-5)
+    assert v["after"] == pytest.approx(alone.loss_after, abs=1e-5)
+    assert v["heads"] == model.lens.config.n_layer * model.lens.config.n_head

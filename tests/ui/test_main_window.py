@@ -524,8 +524,10 @@ def test_smoke_test_command_exits_zero(tiny_checkpoint, which, extra, tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "smoke test: ok" in proc.stdout
-    # the first view is the three panels in sight; --all-panels builds and checks all seven
-    assert ("7 panels with data" if extra else "3 panels with data (the first view") in proc.stdout
+    # the first view is the three panels in sight; --all-panels builds and checks all of them
+    from attention_lab.ui.docks import EXPECTED_PANELS
+
+    assert (f"{EXPECTED_PANELS} panels with data" if extra else "3 panels with data (the first view") in proc.stdout
 
 
 def test_the_command_exits_quickly_after_the_window_but_runs_exit_handlers(tiny_checkpoint, tmp_path):

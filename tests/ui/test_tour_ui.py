@@ -15,8 +15,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 from attention_lab.core import analysis
+from attention_lab.core.ablation import run_rank_heads
 from attention_lab.core.lab import SEED_TEXT
 from attention_lab.core.budget import budget_rows, default_query
+from attention_lab.core.masks import cache_positions_per_layer
 from attention_lab.core.roles import where_sentence
 from attention_lab.core.tour import STEP_KEYS, STEPS
 from attention_lab.ui.i18n import tr
@@ -145,6 +147,12 @@ def expected_numbers(window, key: str) -> list[str]:
     if key == "kvcache":
         stability = analysis.kv_stability(lens, ids)
         return [n(max(stability.max_per_layer("bidirectional")[1:]))]
+    if key == "mask_designer":  # the cache of the mask the window's analysis now runs under
+        return [str(cache_positions_per_layer(state.extras["allowed"])), str(count)]
+    if key == "knockout":
+        ranking = run_rank_heads(lens, ids, "zero")
+        layer, head, delta = ranking.top[0]
+        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta)]
     raise AssertionError(key)
 
 
@@ -191,10 +199,16 @@ def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window
             grid = window.panel("panel.head_grid")
             assert grid.tabs.currentIndex() == 1 and grid.budget.isVisible()
             assert grid.budget.query() == dock.fact.values["query"]
+        if step.key == "mask_designer":  # the window was chosen, and the analysis runs under it
+            assert window.panel("panel.mask_designer").choice_text() == step.designer_mask
+            assert window.session.state.extras["mask_spec"] == step.designer_mask
         dock.next_button.click()
     assert not dock.isVisible() and dock.progress.finished
     assert QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat).value(KEY_FINISHED) in (True, "true")
-    assert set(seen_panels) == {"panel.mask", "panel.head_grid", "panel.shapes", "panel.leakage", "panel.portrait", "panel.kvbench"}
+    assert set(seen_panels) == {"panel.mask", "panel.head_grid", "panel.shapes", "panel.leakage", "panel.portrait",
+                                "panel.kvbench", "panel.mask_designer", "panel.knockout"}
+    # the tour gives the learner's mask back when it closes
+    assert window.panel("panel.mask_designer").choice_text() == "causal"
     # the benchmark never ran on its own
     assert window.panel("panel.kvbench").result() is None
     # opening it again after finishing starts over

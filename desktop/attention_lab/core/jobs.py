@@ -27,6 +27,7 @@ Progress = Callable[[Any], None]
 # the kinds of job (latest wins within a kind)
 ANALYSIS, MODEL, DOWNLOAD = "analysis", "model", "download"
 MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induction", "kvbench", "kv-stability", "tour-fact"
+MASK_REPORT, KNOCKOUT, RANK_HEADS = "mask-report", "knockout", "rank-heads"
 
 
 class Cancelled(Exception):
@@ -201,6 +202,80 @@ def kv_stability_job(lens, ids: list[int], *, cancel=None, progress=None):
     from attention_lab.core.analysis import kv_stability
 
     return kv_stability(lens, ids)
+
+
+def throttled(progress: Progress | None, interval: float = 0.1) -> Callable[[int, int], None] | None:
+    """``progress((done, total))`` at most every ``interval`` seconds, and always at the end: a
+    long job's reports each cost the GUI thread a queued call and a redraw."""
+    if progress is None:
+        return None
+    import time
+
+    last = [float("-inf")]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - last[0] >= interval:
+            last[0] = now
+            progress((int(done), int(total)))
+
+    return report
+
+
+# ---------------------------------------------------------------------------- mask designer
+def mask_key(spec: Any) -> tuple:
+    """What a result computed under ``spec`` (a core.masks.MaskSpec) depends on: its
+    description, and for a custom grid its cells."""
+    cells = None if getattr(spec, "matrix", None) is None else spec.matrix.bool().numpy().tobytes()
+    return (str(spec), cells)
+
+
+def mask_report_key(state: Any, spec: Any) -> tuple:
+    """The key of the designer's verdicts for ``spec`` on ``state``'s text."""
+    return text_key(state) + (mask_key(spec),)
+
+
+def state_mask_key(state: Any) -> tuple:
+    """The mask a state's analysis ran under: its description and its allowed cells."""
+    allowed = state.extras.get("allowed")
+    cells = None if allowed is None else allowed.numpy().tobytes()
+    return (state.extras.get("mask_spec", "causal"), cells)
+
+
+def mask_report_job(lens, tokenizer, ids: list[int], spec, *, cancel=None, progress=None):
+    """core.masks.mask_report of ``spec`` on ``ids`` (a custom grid fitted to the text, a
+    documents separator resolved with ``tokenizer``); ``progress((done, total))`` per batch
+    of the influence grid's edits."""
+    from attention_lab.core.masks import allowed_for_text, custom_mask, mask_report
+
+    if spec.kind in ("custom", "documents"):  # the report builds the mask itself: hand it a ready one
+        allowed = allowed_for_text(spec, ids, tokenizer)
+        spec = custom_mask(allowed) if spec.kind == "custom" else _resolved_documents(spec, tokenizer)
+    return mask_report(lens, ids, spec, cancel=cancel, progress=throttled(progress))
+
+
+def _resolved_documents(spec, tokenizer):
+    from attention_lab.core.masks import parse_mask_spec
+
+    return spec if spec.separator_id is not None else parse_mask_spec(str(spec), tokenizer)
+
+
+# ---------------------------------------------------------------------------- head knockout
+def knockout_job(lens, ids: list[int], heads: tuple, mode: str, position: int, allowed, *, cancel=None, progress=None):
+    """core.ablation.knockout: next-token top-5 at ``position`` and the text's loss, before/after."""
+    from attention_lab.core.ablation import knockout
+
+    return knockout(lens, ids, heads, mode, position, allowed=allowed)
+
+
+def rank_heads_job(lens, ids: list[int], mode: str, allowed, *, cancel=None, progress=None):
+    """core.ablation.run_rank_heads (every head alone, Δ loss); ``progress((done, total))``
+    after a batch of knockouts, at most every 0.1 s (:func:`throttled`)."""
+    from attention_lab.core.ablation import run_rank_heads
+
+    step = throttled(progress)
+    report = None if step is None else (lambda item: step(item.done, item.total))
+    return run_rank_heads(lens, ids, mode, cancel=cancel, progress=report, allowed=allowed)
 
 
 # ---------------------------------------------------------------------------- the tour

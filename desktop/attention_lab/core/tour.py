@@ -29,6 +29,7 @@ from .kvbench import CLEAR_SPEEDUP, cache_size_bytes
 from .lens import GPT2Config, GPT2Lens, GPT2Weights, MaskMode
 
 SETTINGS_VERSION = 1
+TOUR_WINDOW = 3  # the mask designer step's sliding window: small enough to see it grow with the layers
 MASK_PRINT_LIMIT = 8  # tokens shown in the fact's mask print (the mask panel shows them all)
 PRINT_LABEL = 7  # characters of a token's label in that print
 DEFAULT_NEW_TOKENS = 50  # the lab's "generating 50 tokens with and without it"
@@ -51,6 +52,7 @@ class TourStep:
     offers_benchmark: bool = False  # a "Run the benchmark" button; never started by surprise
     view: str | None = None  # the head grid's enlarged view to open ("budget": one query, every head)
     repeated_text: bool = False  # the text becomes a random word sequence said twice (induction), given back after
+    designer_mask: str | None = None  # the mask designer's choice (core.masks spec text, e.g. "window:3")
 
 
 STEPS: tuple[TourStep, ...] = (
@@ -66,6 +68,9 @@ STEPS: tuple[TourStep, ...] = (
     # the chapter names induction among the specialisations: its stripe, on a sequence said twice
     TourStep("induction", None, "panel.head_grid", causal=True, open_head=True, repeated_text=True),
     TourStep("kvcache", 5, "panel.kvbench", offers_benchmark=True),
+    # beyond the chapter (issue 17): another mask, and a head taken out
+    TourStep("mask_designer", None, "panel.mask_designer", designer_mask=f"window:{TOUR_WINDOW}"),
+    TourStep("knockout", None, "panel.knockout"),
 )
 STEP_KEYS = tuple(s.key for s in STEPS)
 
@@ -740,6 +745,47 @@ def kvcache_fact(ctx: TourContext) -> Fact:
     return Fact("kvcache.done" if values["clear"] else "kvcache.done.unclear", values)
 
 
+def mask_designer_fact(ctx: TourContext) -> Fact:
+    """Beyond the chapter: a sliding window's reach over the layers and its bounded cache, measured."""
+    from .masks import mask_report, parse_mask_spec
+
+    spec = parse_mask_spec(f"window:{TOUR_WINDOW}")
+    cfg = ctx.lens.config
+    if ctx.n + 1 > cfg.n_positions:
+        return Fact("kvcache.no_room", {"n": ctx.n, "ctx": cfg.n_positions})
+    report = mask_report(ctx.lens, ctx.ids, spec, cancel=ctx.cancel)
+    reached = report.reach.to(torch.int64)
+    first_seen = reached.argmax(dim=1)  # the earliest position each one is reached from
+    back = int((torch.arange(ctx.n) - first_seen).max())
+    return Fact("mask_designer", {
+        "w": TOUR_WINDOW,
+        "layers": cfg.n_layer,
+        "back": back,
+        "n": ctx.n,
+        "keep": report.cache_positions_per_layer,
+        "kv_max": report.kv_max_change,
+        "leaks": report.leaks_labels,
+        "confirmed": report.reach_confirmed,
+    })
+
+
+def knockout_fact(ctx: TourContext) -> Fact:
+    """Beyond the chapter: knock every head out alone; the one this text needs most."""
+    from .ablation import run_rank_heads
+
+    if ctx.n < 2:
+        return Fact("knockout.short", {"n": ctx.n})
+    ranking = run_rank_heads(ctx.lens, ctx.ids, "zero", cancel=ctx.cancel)
+    layer, head, delta = ranking.top[0]
+    return Fact("knockout", {
+        "heads": ctx.lens.config.n_layer * ctx.lens.config.n_head,
+        "head": f"{layer}.{head}",
+        "before": ranking.baseline,
+        "after": ranking.baseline + delta,
+        "delta": delta,
+    })
+
+
 FACTS: dict[str, Callable[[TourContext], Fact]] = {
     "budget": budget_fact,
     "mask": mask_fact,
@@ -751,6 +797,8 @@ FACTS: dict[str, Callable[[TourContext], Fact]] = {
     "portrait": portrait_fact,
     "induction": induction_fact,
     "kvcache": kvcache_fact,
+    "mask_designer": mask_designer_fact,
+    "knockout": knockout_fact,
 }
 assert set(FACTS) == set(STEP_KEYS)
 

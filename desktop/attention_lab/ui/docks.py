@@ -22,7 +22,7 @@ from attention_lab.ui.panels.ids import PanelId
 
 log = logging.getLogger(__name__)
 
-# (module, class, where it docks by default) of every panel, in menu order.  All seven ship;
+# (module, class, where it docks by default) of every panel, in menu order.  All nine ship;
 # a module missing from a broken install is skipped with a warning and the smoke test fails.
 PANEL_MODULES = (
     ("attention_lab.ui.panels.token_editor", "TokenEditorPanel", "top"),
@@ -32,6 +32,8 @@ PANEL_MODULES = (
     ("attention_lab.ui.panels.mask", "MaskPanel", "right"),
     ("attention_lab.ui.panels.portrait", "PortraitPanel", "right"),
     ("attention_lab.ui.panels.shapes", "ShapesPanel", "right"),
+    ("attention_lab.ui.panels.mask_designer", "MaskDesignerPanel", "right"),
+    ("attention_lab.ui.panels.knockout", "KnockoutPanel", "left"),
 )
 EXPECTED_PANELS = len(PANEL_MODULES)
 #: the panels in sight in the default layout, built with the window; the others (behind a

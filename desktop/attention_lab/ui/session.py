@@ -31,9 +31,12 @@ from attention_lab.core.jobs import (
     DOWNLOAD,
     INDUCTION,
     KV_BENCH,
+    KNOCKOUT,
     KV_STABILITY,
     MASK_MODES,
+    MASK_REPORT,
     MODEL,
+    RANK_HEADS,
     TOUR_FACT,
     edit_key,
     model_serial,
@@ -81,6 +84,13 @@ class Session(QObject):
     kv_bench_finished = Signal(object)  # KVRun
     kv_bench_cancelled = Signal()
     fact_ready = Signal(object, object)  # key, core.tour.Fact
+    mask_report_ready = Signal(object, object)  # key, core.masks.MaskReport
+    mask_report_progress = Signal(int, int)  # edits measured, edits in all
+    knockout_ready = Signal(object, object)  # key, core.ablation.KnockoutResult
+    ranking_progress = Signal(int, int)  # heads knocked out so far, L × H
+    ranking_ready = Signal(object, object)  # key, core.ablation.HeadRanking
+    ranking_cancelled = Signal()
+    analysis_mask_changed = Signal(object, object)  # the analysis's MaskSpec (None: causal), knocked heads
     job_failed = Signal(str, object, str, str)  # kind, key, message, details
 
     def __init__(
@@ -101,6 +111,10 @@ class Session(QObject):
         self.position: int | None = None  # None: follow the last token
         self.replacement_id: int | None = None  # None: the model's best guess
         self.bos = False
+        self.mask = None  # core.masks.MaskSpec of the analysis's masked pass; None: causal
+        self.knockout: tuple[tuple[int, int], ...] = ()  # heads knocked out in the analysis
+        self.knockout_mode = "zero"
+        self._rank_job: Job | None = None
         self.state = None  # the AnalysisState on display
         self._next_id = 0
         self._analysis_job: Job | None = None
@@ -167,6 +181,29 @@ class Session(QObject):
         self.bos = bos
         self._schedule()
 
+    def set_mask(self, spec) -> None:
+        """The mask the analysis runs under (a core.masks.MaskSpec; None or causal: GPT-2's)."""
+        if spec is not None and spec.kind == "causal":
+            spec = None
+        if jobs.mask_key(spec) == jobs.mask_key(self.mask):
+            return
+        self.mask = spec
+        self.analysis_mask_changed.emit(self.mask, self.knockout)
+        self._schedule()
+
+    def set_knockout(self, heads, mode: str = "zero") -> None:
+        """Heads (layer, head) knocked out in the analysis (``mode``: zero or mean); () for none."""
+        heads = tuple(sorted({(int(a), int(b)) for a, b in heads}))
+        if heads == self.knockout and mode == self.knockout_mode:
+            return
+        self.knockout, self.knockout_mode = heads, str(mode)
+        self.analysis_mask_changed.emit(self.mask, self.knockout)
+        self._schedule()
+
+    def toggle_knockout(self, layer: int, head: int) -> None:
+        """Knock one more head out, or bring it back (the head grid's Shift+click)."""
+        self.set_knockout(set(self.knockout) ^ {(int(layer), int(head))}, self.knockout_mode)
+
     def replacement_from_word(self, word: str, position: int | None = None) -> tuple[int | None, str]:
         """The single token for a typed word (id, "") or (None, why not).
 
@@ -222,6 +259,9 @@ class Session(QObject):
             position=self.position,
             replacement_id=self.replacement_id,
             bos=self.bos,
+            mask=self.mask,
+            knockout=self.knockout,
+            knockout_mode=self.knockout_mode,
         )
 
     def analyse_now(self, prefetched=None) -> Job | None:
@@ -401,6 +441,42 @@ class Session(QObject):
     @property
     def kv_benchmark_running(self) -> bool:
         return self._kv_job is not None and not self._kv_job.done
+
+    def measure_mask_report(self, state, spec) -> tuple:
+        """The designer's verdicts for ``spec`` on ``state``'s text (reach, measured influence,
+        K/V stability) → :attr:`mask_report_ready`; returns the key."""
+        key = jobs.mask_report_key(state, spec)
+        self._submit(MASK_REPORT, key, jobs.mask_report_job, state.model.lens, state.model.tokenizer,
+                     list(state.ids), spec, on_result=lambda report: self.mask_report_ready.emit(key, report),
+                     on_progress=lambda p: self.mask_report_progress.emit(*p))
+        return key
+
+    def run_knockout(self, state, heads, mode: str, position: int) -> tuple:
+        """Next-token top-5 at ``position`` and the text's loss with ``heads`` knocked out →
+        :attr:`knockout_ready`; under the analysis's mask."""
+        heads = tuple(sorted((int(a), int(b)) for a, b in heads))
+        key = text_key(state) + (heads, str(mode), int(position), jobs.state_mask_key(state))
+        self._submit(KNOCKOUT, key, jobs.knockout_job, state.model.lens, list(state.ids), heads, str(mode),
+                     int(position), state.extras.get("allowed"),
+                     on_result=lambda result: self.knockout_ready.emit(key, result))
+        return key
+
+    def rank_heads(self, state, mode: str) -> tuple:
+        """Knock every head out alone on ``state``'s text: :attr:`ranking_progress` while it runs,
+        then :attr:`ranking_ready` (or :attr:`ranking_cancelled`)."""
+        key = text_key(state) + (str(mode), jobs.state_mask_key(state))
+        self._rank_job = self._submit(
+            RANK_HEADS, key, jobs.rank_heads_job, state.model.lens, list(state.ids), str(mode),
+            state.extras.get("allowed"),
+            on_result=lambda ranking: self.ranking_ready.emit(key, ranking),
+            on_progress=lambda p: self.ranking_progress.emit(*p),
+            on_cancelled=self.ranking_cancelled.emit,
+        )
+        return key
+
+    def cancel_ranking(self) -> None:
+        if self._rank_job is not None:
+            self._rank_job.cancel()
 
     def measure_fact(self, key: Any, step, context) -> None:
         """A tour step's measured fact on ``context`` (core.tour.TourContext) → :attr:`fact_ready`."""

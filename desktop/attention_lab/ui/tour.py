@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 from attention_lab.core.jobs import TOUR_FACT, text_key
 from attention_lab.core.lens import MaskMode
 from attention_lab.core.roles import ROLES, where_sentence
-from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep, repeated_words_text
+from attention_lab.core.tour import TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import fixed, integer, significant
@@ -307,8 +307,10 @@ class TourDock(QDockWidget):
         session = self.window_.session
         mask = self.window_.built_panel(PanelId.MASK)
         mode = mask.selected_mode() if mask is not None else MaskMode.NEG_INF.value
+        designer = self.window_.built_panel(PanelId.MASK_DESIGNER)
         return {"edit": (session.position, session.replacement_id), "layer": session.layer,
-                "causal": session.causal, "mask_mode": mode, "text": session.text}
+                "causal": session.causal, "mask_mode": mode, "text": session.text,
+                "designer": designer.choice_text() if designer is not None else "causal"}
 
     def _note_set_by_tour(self, keys) -> None:
         """Remember what the tour has just set these inputs to."""
@@ -340,6 +342,10 @@ class TourDock(QDockWidget):
             mask = self.window_.built_panel(PanelId.MASK)
             if mask is not None:
                 mask.set_mode(back["mask_mode"])
+        if "designer" in back:
+            designer = self.window_.built_panel(PanelId.MASK_DESIGNER)
+            if designer is not None:
+                designer.set_choice_text(back["designer"])
         if "layer" in back:
             session.set_layer(back["layer"])
         if "causal" in back:
@@ -413,7 +419,8 @@ class TourDock(QDockWidget):
             self._give_back_text()  # the induction step's sequence is the learner's text again
         touched = {key for key, on in (("layer", step.layer is not None), ("causal", step.causal is not None),
                                         ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None),
-                                        ("text", step.repeated_text)) if on}
+                                        ("text", step.repeated_text),
+                                        ("designer", step.designer_mask is not None)) if on}
         dock = self._dock(step.panel)
         if dock is not None:
             dock.show()
@@ -435,6 +442,8 @@ class TourDock(QDockWidget):
             text = repeated_words_text(session.model.tokenizer)
             self.window_.panel(PanelId.TOKEN_EDITOR).set_text(text)
             session.set_text(text)
+        if step.designer_mask is not None:
+            self.window_.panel(PanelId.MASK_DESIGNER).set_choice_text(step.designer_mask)
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self.fact = None
@@ -659,7 +668,7 @@ class TourDock(QDockWidget):
         where = tr("tour.counter.lab", lab=step.lab_step) if step.lab_step else tr("tour.counter.prose")
         self.counter.setText(f"{tr('tour.counter', i=progress.index + 1, count=progress.count)} · {where}")
         self.title.setText(tr(f"tour.step.{step.key}.title"))
-        self.text.setText(tr(f"tour.step.{step.key}.body", new=self._new_token_count()))
+        self.text.setText(tr(f"tour.step.{step.key}.body", new=self._new_token_count(), w=TOUR_WINDOW))
         self.back_button.setText(tr("tour.back"))
         self.back_button.setEnabled(not progress.at_start)
         self.next_button.setText(tr("tour.finish") if progress.at_end else tr("tour.next"))

@@ -39,6 +39,7 @@ def _token_editor(session: Session, panel, window: WindowSlots | None) -> None: 
 def _head_grid(session: Session, panel, window: WindowSlots | None) -> None:  # panels.head_grid
     panel.layer_requested.connect(session.set_layer)
     panel.causal_requested.connect(session.set_causal)
+    panel.knockout_toggled.connect(session.toggle_knockout)
     if window is not None:
         panel.head_selected.connect(window.select_head)
         panel.status_message.connect(window.show_status)
@@ -83,6 +84,31 @@ def _kv(session: Session, panel, window: WindowSlots | None) -> None:  # panels.
         panel.status_message.connect(window.show_status)
 
 
+def _mask_designer(session: Session, panel, window: WindowSlots | None) -> None:  # panels.mask_designer
+    panel.mask_chosen.connect(session.set_mask)
+    panel.report_wanted.connect(session.measure_mask_report)
+    session.mask_report_progress.connect(panel.show_report_progress)
+    session.mask_report_ready.connect(panel.show_mask_report)
+    session.job_failed.connect(panel.show_job_failure)
+    if window is not None:
+        panel.error_raised.connect(window.show_error)
+
+
+def _knockout(session: Session, panel, window: WindowSlots | None) -> None:  # panels.knockout
+    panel.knockout_chosen.connect(session.set_knockout)
+    panel.knockout_wanted.connect(session.run_knockout)
+    panel.ranking_wanted.connect(session.rank_heads)
+    panel.ranking_cancel_wanted.connect(session.cancel_ranking)
+    session.analysis_mask_changed.connect(panel.show_knockout_choice)
+    session.knockout_ready.connect(panel.show_knockout)
+    session.ranking_progress.connect(panel.show_ranking_progress)
+    session.ranking_ready.connect(panel.show_ranking)
+    session.ranking_cancelled.connect(panel.show_ranking_cancelled)
+    session.job_failed.connect(panel.show_job_failure)
+    if window is not None:
+        panel.head_selected.connect(window.select_head)
+
+
 def _shapes(session: Session, panel, window: WindowSlots | None) -> None:  # panels.shapes: shows, asks nothing
     pass
 
@@ -96,6 +122,8 @@ WIRES: dict[PanelId, Callable[[Session, object, WindowSlots | None], None]] = {
     PanelId.PORTRAIT: _portrait,
     PanelId.KVBENCH: _kv,
     PanelId.SHAPES: _shapes,
+    PanelId.MASK_DESIGNER: _mask_designer,
+    PanelId.KNOCKOUT: _knockout,
 }
 
 

@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
+    QApplication,
     QButtonGroup,
     QComboBox,
     QHBoxLayout,
@@ -74,6 +75,7 @@ class HeadGridPanel(Panel):
     causal_requested = Signal(bool)
     head_selected = Signal(int, int)  # layer, head (from the overview)
     head_clicked = Signal(int, int)  # layer, head: a head of the grid clicked (it is enlarged)
+    knockout_toggled = Signal(int, int)  # layer, head: Shift+click on a map (panels/knockout.py shows the set)
     status_message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -553,6 +555,9 @@ class HeadGridPanel(Panel):
         if cell is None or self.state is None:  # a gap between the tiles
             return
         head = cell[0]
+        if QApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.knockout_toggled.emit(self.state.layer, head)  # Shift+click: knock it out, stay on the grid
+            return
         self.head_clicked.emit(self.state.layer, head)
         self.head = head
         self.head_spin.blockSignals(True)

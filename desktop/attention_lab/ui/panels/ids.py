@@ -15,6 +15,8 @@ class PanelId(str, Enum):
     MASK = "panel.mask"
     PORTRAIT = "panel.portrait"
     SHAPES = "panel.shapes"
+    MASK_DESIGNER = "panel.mask_designer"
+    KNOCKOUT = "panel.knockout"
 
     def __str__(self) -> str:  # the plain id in f-strings and Qt object names, on every Python
         return self.value

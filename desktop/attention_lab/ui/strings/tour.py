@@ -146,6 +146,26 @@ register(
             "Numa cabeça de indução a segunda metade desenha uma faixa um passo à direita da diagonal da repetição: "
             "cada palavra olha para a palavra depois da sua primeira cópia.",
         },
+        "tour.step.mask_designer.title": {"en": "Another mask: a sliding window", "pt_BR": "Outra máscara: uma janela deslizante"},
+        "tour.step.mask_designer.body": {
+            "en": "The causal mask is one choice among many. In the <b>Mask designer</b> each position now sees only the "
+            "last {w} tokens (Mistral-style). The maps, the leakage diff and the portrait follow the mask; the verdicts "
+            "are measured: the reach grows with the layers, and the cache needs only a window. Try prefix-LM, "
+            "documents, or click your own cells.",
+            "pt_BR": "A máscara causal é uma escolha entre muitas. No painel <b>Desenhar a máscara</b> cada posição agora "
+            "vê só os últimos {w} tokens (como no Mistral). Os mapas, o vazamento e o retrato seguem a máscara; os "
+            "veredictos são medidos: o alcance cresce com as camadas, e o cache precisa só de uma janela. Experimente "
+            "prefix-LM, documentos ou clique nas suas próprias células.",
+        },
+        "tour.step.knockout.title": {"en": "Knock a head out", "pt_BR": "Desligue uma cabeça"},
+        "tour.step.knockout.body": {
+            "en": "Heads specialise and W^O mixes them. In <b>Head knockout</b> click heads to take them out before W^O "
+            "(zero or mean) and watch the next-token guesses and the loss change; the head grid then shows the other "
+            "heads without them. <b>Rank the heads</b> knocks each out alone.",
+            "pt_BR": "As cabeças se especializam e W^O as mistura. Em <b>Desligar cabeças</b> clique em cabeças para "
+            "tirá-las antes de W^O (zero ou média) e veja mudarem os palpites do próximo token e a perda; a grade de "
+            "cabeças passa a mostrar as outras cabeças sem elas. <b>Ordenar as cabeças</b> desliga cada uma sozinha.",
+        },
         "tour.step.kvcache.title": {"en": "What the KV cache buys", "pt_BR": "O que o cache KV poupa"},
         "tour.step.kvcache.body": {
             "en": "Under the mask a token never influences the ones before it, so the K and V of earlier positions "
@@ -349,6 +369,26 @@ register(
             "tão pequeno, ou numa máquina ocupada, o custo fixo de cada passo esconde o prefixo que o cache evita "
             "recalcular. No painel do cache KV, tente a execução mais longa ou os formatos do GPT-2 small (pesos "
             "aleatórios). Tokens idênticos nos dois modos: {identical}.",
+        },
+        "tour.fact.mask_designer": {
+            "en": "On your {n} tokens, a window of {w} over {layers} layers lets information travel {back} positions "
+            "back (measured: editing each token moved exactly the positions the reach grid shows: {confirmed}). "
+            "Labels leak: {leaks}. Appending a token changed earlier keys and values by {kv_max}, and the cache keeps "
+            "{keep} positions per layer.",
+            "pt_BR": "Nos seus {n} tokens, uma janela de {w} ao longo de {layers} camadas leva a informação {back} "
+            "posições para trás (medido: editar cada token moveu exatamente as posições que a grade de alcance mostra: "
+            "{confirmed}). Os rótulos vazam: {leaks}. Acrescentar um token mudou as chaves e os valores anteriores em "
+            "{kv_max}, e o cache guarda {keep} posições por camada.",
+        },
+        "tour.fact.knockout": {
+            "en": "Knocking each of the {heads} heads out alone on your text: head {head} matters most, the mean "
+            "next-token loss goes from {before} to {after} nats ({delta}).",
+            "pt_BR": "Desligando cada uma das {heads} cabeças sozinha no seu texto: a cabeça {head} é a que mais pesa, "
+            "a perda média do próximo token vai de {before} para {after} nats ({delta}).",
+        },
+        "tour.fact.knockout.short": {
+            "en": "The loss needs at least 2 tokens; your text has {n}.",
+            "pt_BR": "A perda precisa de pelo menos 2 tokens; o seu texto tem {n}.",
         },
         "tour.fact.kvcache.no_room": {
             "en": "Your {n} tokens fill the model's context of {ctx}: there is no room to append a token. Shorten the "

@@ -1,0 +1,55 @@
+"""The texts of the head knockout panel, English and Brazilian Portuguese (Portuguese terms as
+in the chapter's Portuguese edition: cabeça(s), camada, perda).  Imported by
+``ui/panels/knockout.py`` for its registrations."""
+
+from attention_lab.ui.i18n import register
+
+register(
+    {
+        "knockout.title": {"en": "Head knockout", "pt_BR": "Desligar cabeças"},
+        "knockout.explain": {
+            "en": "<b>Heads specialise, and W^O mixes them.</b> Click heads in the map (or Shift+click a head in the "
+            "head grid) to knock them out before W^O: <b>zero</b> (the head outputs 0) or <b>mean</b> (its output "
+            "replaced by its mean over the text). The heatmaps now show the other heads as they are without it. "
+            "<b>Rank the heads</b> knocks each one out alone: which heads does this text need?",
+            "pt_BR": "<b>As cabeças se especializam, e W^O as mistura.</b> Clique em cabeças no mapa (ou Shift+clique "
+            "numa cabeça da grade de cabeças) para desligá-las antes de W^O: <b>zero</b> (a cabeça devolve 0) ou "
+            "<b>média</b> (sua saída trocada pela média no texto). Os mapas agora mostram as outras cabeças como "
+            "ficam sem ela. <b>Ordenar as cabeças</b> desliga cada uma sozinha: de quais cabeças este texto precisa?",
+        },
+        "knockout.empty": {"en": "Type a text to knock heads out on it.", "pt_BR": "Digite um texto para desligar cabeças nele."},
+        "knockout.mode": {"en": "Knockout", "pt_BR": "Desligar com"},
+        "knockout.mode.zero": {"en": "zero", "pt_BR": "zero"},
+        "knockout.mode.mean": {"en": "mean", "pt_BR": "média"},
+        "knockout.clear": {"en": "Restore all heads", "pt_BR": "Religar todas"},
+        "knockout.position": {"en": "Next token after position", "pt_BR": "Próximo token após a posição"},
+        "knockout.knocked": {"en": "Knocked out: {heads}", "pt_BR": "Desligadas: {heads}"},
+        "knockout.none": {"en": "No head knocked out: click heads in the map.", "pt_BR": "Nenhuma cabeça desligada: clique em cabeças no mapa."},
+        "knockout.map": {"en": "Layers × heads (click to knock out)", "pt_BR": "Camadas × cabeças (clique para desligar)"},
+        "knockout.map.ranked": {
+            "en": "Layers × heads: change in loss when knocked out alone (red: the text needs it)",
+            "pt_BR": "Camadas × cabeças: mudança na perda ao desligar cada uma sozinha (vermelho: o texto precisa dela)",
+        },
+        "knockout.layer": {"en": "layer", "pt_BR": "camada"},
+        "knockout.head": {"en": "head", "pt_BR": "cabeça"},
+        "knockout.col.before": {"en": "before", "pt_BR": "antes"},
+        "knockout.col.after": {"en": "after", "pt_BR": "depois"},
+        "knockout.col.p": {"en": "p", "pt_BR": "p"},
+        "knockout.loss": {
+            "en": "Mean next-token loss of the text: {before} → {after} nats ({delta})",
+            "pt_BR": "Perda média do próximo token no texto: {before} → {after} nats ({delta})",
+        },
+        "knockout.waiting": {"en": "Measuring…", "pt_BR": "Medindo…"},
+        "knockout.unserved": {"en": "No one measures the knockout here.", "pt_BR": "Ninguém mede o desligamento aqui."},
+        "knockout.failed": {"en": "The measurement failed: {reason}", "pt_BR": "A medição falhou: {reason}"},
+        "knockout.rank": {"en": "Rank the heads", "pt_BR": "Ordenar as cabeças"},
+        "knockout.cancel": {"en": "Cancel", "pt_BR": "Cancelar"},
+        "knockout.ranking": {"en": "Knocking out head {done} of {total}…", "pt_BR": "Desligando a cabeça {done} de {total}…"},
+        "knockout.ranking_cancelled": {"en": "Ranking cancelled.", "pt_BR": "Ordenação cancelada."},
+        "knockout.top": {
+            "en": "Heads this text needs most (loss without it − loss with it, baseline {baseline} nats): {heads}",
+            "pt_BR": "Cabeças de que o texto mais precisa (perda sem ela − perda com ela, base {baseline} nats): {heads}",
+        },
+        "knockout.one_token": {"en": "The loss needs at least 2 tokens.", "pt_BR": "A perda precisa de pelo menos 2 tokens."},
+    }
+)

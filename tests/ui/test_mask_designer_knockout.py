@@ -1,0 +1,170 @@
+"""The mask designer and the head knockout panels (issue 17, the app side), with a real
+session and worker on a tiny generated GPT-2: the mask chosen reaches the analysis, the
+verdicts shown are core's (computed on the worker), a custom grid's edit changes the
+analysis, the knockout's before/after and the head ranking are core's, and ranking can be
+cancelled."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from attention_lab.core.ablation import knockout, run_rank_heads  # noqa: E402
+from attention_lab.core.masks import allowed_matrix, mask_report, parse_mask_spec  # noqa: E402
+from attention_lab.ui.i18n import translator  # noqa: E402
+from attention_lab.ui.panels import head_grid as head_grid_module  # noqa: E402
+from attention_lab.ui.panels.head_grid import HeadGridPanel  # noqa: E402
+from attention_lab.ui.panels.knockout import KnockoutPanel  # noqa: E402
+from attention_lab.ui.panels.mask_designer import MaskDesignerPanel  # noqa: E402
+from attention_lab.ui.session import Session  # noqa: E402
+from attention_lab.ui.wiring import connect_panel  # noqa: E402
+from attention_lab.ui.worker import InferenceWorker  # noqa: E402
+
+from state_factory import load  # noqa: E402
+
+LONG = 60_000
+TEXT = "The cat sat. The dog ran. A bird sang"
+
+
+@pytest.fixture(scope="module")
+def model(tiny_checkpoint):
+    return load(tiny_checkpoint)
+
+
+@pytest.fixture
+def session(qtbot, model):
+    s = Session(InferenceWorker(name="test-designer"), debounce_ms=0)
+    s.set_model(model)
+    yield s
+    assert s.shutdown(5.0)
+    translator.set_language("en")
+
+
+def analysed(qtbot, session, **expect):
+    """Run the session's current inputs; the state once it is the one asked for."""
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        session.analyse_now()
+    return blocker.args[0]
+
+
+def make_panel(qtbot, session, cls):
+    panel = cls()
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    session.state_ready.connect(panel.show_state)
+    connect_panel(session, panel)
+    return panel
+
+
+@pytest.mark.parametrize("mask", ["prefix:3", "window:2", "documents:."])
+def test_the_chosen_mask_runs_the_analysis_and_its_verdicts_are_cores(qtbot, session, model, mask):
+    session.set_text(TEXT)
+    panel = make_panel(qtbot, session, MaskDesignerPanel)
+    analysed(qtbot, session)
+    kind, _, arg = mask.partition(":")
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        if kind == "documents":
+            panel.set_choice(kind, separator=arg)
+        else:
+            panel.set_choice(kind, size=int(arg))
+    state = blocker.args[0]
+    spec = parse_mask_spec(mask, model.tokenizer)
+    allowed = allowed_matrix(spec, state.ids)
+    assert state.extras["mask_spec"] == mask and torch.equal(state.extras["allowed"], allowed)
+    assert bool((state.attention_causal[:, ~allowed] == 0).all())  # the heatmaps follow the mask
+    qtbot.waitUntil(lambda: panel.shown_verdicts() is not None, timeout=LONG)
+    expected = mask_report(model.lens, state.ids, spec)
+    assert panel.shown_verdicts() == expected.verdicts()
+    assert torch.equal(panel._report.reach, expected.reach)
+    assert panel.reach_image.image is not None
+    text = panel.verdicts.text()
+    assert ("Yes." in text.split("KV cache?")[1][:8]) == expected.kv_cache_valid
+    translator.set_language("pt_BR")
+    assert "cache KV" in panel.verdicts.text()
+
+
+def test_a_custom_grid_edit_changes_the_analysis(qtbot, session, model):
+    session.set_text(TEXT)
+    panel = make_panel(qtbot, session, MaskDesignerPanel)
+    before = analysed(qtbot, session)
+    with qtbot.waitSignal(session.state_ready, timeout=LONG):
+        panel.edit_as_custom()  # the causal preset copied into the custom grid
+    assert panel.kind() == "custom" and not panel.toggle_cell(3, 3)  # the diagonal stays allowed
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        assert panel.toggle_cell(1, 4)  # position 1 may now look at the later token 4
+    after = blocker.args[0]
+    assert after.extras["mask_spec"] == "custom" and bool(after.extras["allowed"][1, 4])
+    assert bool((before.attention_causal[:, 1, 4] == 0).all())
+    assert bool((after.attention_causal[:, 1, 4] > 0).all())
+    qtbot.waitUntil(lambda: panel.shown_verdicts() is not None, timeout=LONG)
+    assert panel.shown_verdicts()["leaks_labels"] is True  # computed from this grid's reach
+
+
+def test_knockout_before_after_and_the_heatmaps_follow(qtbot, session, model):
+    session.set_text(TEXT)
+    session.set_layer(1)
+    panel = make_panel(qtbot, session, KnockoutPanel)
+    plain = analysed(qtbot, session)
+    panel.set_mode("mean")
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        panel.toggle_head(0, 2)
+    state = blocker.args[0]
+    assert state.extras["knockout"] == ((0, 2),) and state.extras["knockout_mode"] == "mean"
+    assert not torch.allclose(state.attention_causal, plain.attention_causal)  # layer 1's maps without head 0.2
+    qtbot.waitUntil(lambda: panel.result() is not None, timeout=LONG)
+    expected = knockout(model.lens, state.ids, [(0, 2)], "mean", state.n_tokens - 1)
+    shown = panel.result()
+    assert panel.position_box.value() == state.n_tokens - 1  # the last token, by default
+    assert shown.top_after == expected.top_after and shown.loss_after == pytest.approx(expected.loss_after)
+    assert panel.table.item(0, 2).text() == model.tokenizer.token_texts([expected.top_after[0][0]])[0]
+    assert "→" in panel.loss_label.text()
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        panel.set_heads(())
+    assert blocker.args[0].extras["knockout"] == ()
+
+
+def test_the_layer_shown_changes_only_with_knocked_heads_below_or_in_it(qtbot, session, model):
+    session.set_text(TEXT)
+    session.set_layer(0)
+    plain = analysed(qtbot, session)
+    session.set_knockout([(1, 0)], "zero")  # a head above layer 0 can't change layer 0's maps
+    state = analysed(qtbot, session)
+    assert torch.equal(state.attention_causal, plain.attention_causal)
+    assert not torch.equal(state.top_probs[-1], plain.top_probs[-1])
+
+
+def test_ranking_is_cores_and_can_be_cancelled(qtbot, session, model):
+    session.set_text(TEXT)
+    panel = make_panel(qtbot, session, KnockoutPanel)
+    state = analysed(qtbot, session)
+    with qtbot.waitSignal(session.ranking_ready, timeout=LONG):
+        panel.rank()
+    expected = run_rank_heads(model.lens, state.ids, "zero")
+    torch.testing.assert_close(panel.ranking().delta, expected.delta)
+    assert panel.ranking().top == expected.top
+    assert f"{expected.top[0][0]}.{expected.top[0][1]}" in panel.top_label.text()
+    assert panel.rank_button.isEnabled() and not panel.progress.isVisible()
+    # cancel: the worker sees the flag between batches and nothing is delivered
+    with qtbot.waitSignal(session.ranking_cancelled, timeout=LONG):
+        panel.rank()
+        panel.ranking_cancel_wanted.emit()
+    assert panel.rank_button.isEnabled()
+    assert panel.ranking() is None
+
+
+def test_shift_click_in_the_head_grid_knocks_the_head_out(qtbot, session, monkeypatch):
+    session.set_text(TEXT)
+    grid = make_panel(qtbot, session, HeadGridPanel)
+    knock = make_panel(qtbot, session, KnockoutPanel)
+    analysed(qtbot, session)
+    monkeypatch.setattr(head_grid_module.QApplication, "keyboardModifiers",
+                        staticmethod(lambda: head_grid_module.Qt.KeyboardModifier.ShiftModifier))
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        grid._grid_click(3, (0, 0))
+    assert blocker.args[0].extras["knockout"] == ((0, 3),)
+    assert knock.heads() == ((0, 3),)
