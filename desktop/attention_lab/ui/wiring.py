@@ -39,6 +39,7 @@ def _token_editor(session: Session, panel, window: WindowSlots | None) -> None: 
 def _head_grid(session: Session, panel, window: WindowSlots | None) -> None:  # panels.head_grid
     panel.layer_requested.connect(session.set_layer)
     panel.causal_requested.connect(session.set_causal)
+    panel.grid_pixels_changed.connect(session.set_grid_pixels)
     if window is not None:
         panel.head_selected.connect(window.select_head)
         panel.status_message.connect(window.show_status)
