@@ -30,7 +30,7 @@ from attention_lab.core.jobs import KV_BENCH, MASK_MODES, TargetKVRun  # noqa: E
 from attention_lab.core.kvbench import KVResult  # noqa: E402
 from attention_lab.core.lens import MaskMode  # noqa: E402
 from attention_lab.ui.i18n import translator  # noqa: E402
-from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
+from attention_lab.ui.panels.kv_bench import KVBenchPanel, time_ceiling  # noqa: E402
 from attention_lab.ui.panels.mask import MODES, MaskPanel  # noqa: E402
 from attention_lab.core import roles  # noqa: E402
 from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel  # noqa: E402
@@ -368,7 +368,7 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     panel.benchmark_step.connect(steps.append)
     redraws = []
     set_data = panel.curve_with.setData
-    panel.curve_with.setData = lambda *a, **k: (redraws.append(1), set_data(*a, **k))[1]
+    panel.curve_with.setData = lambda *a, **k: (redraws.append(panel.plot.getPlotItem().viewRange()), set_data(*a, **k))[1]
     with qtbot.waitSignal(panel.benchmark_finished, timeout=LONG) as blocker:
         assert panel.run_benchmark()
         assert panel.running and not panel.run_button.isEnabled() and panel.cancel_button.isEnabled()
@@ -379,6 +379,16 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     # the live curve follows at most ~10 times a second (a repaint per token stalled the
     # window), and the finished run is drawn in full
     assert 1 <= len(redraws) < len(steps)
+    # no auto-range: the token axis spans the run's 12 tokens from the first redraw on (each
+    # redraw sees the range the one before set), and the time axis tops out at a 1-2-5
+    # ceiling over the slowest token
+    start = state.n_tokens
+    assert all(tuple(x) == (start - 0.5, start + 11.5) for x, _y in redraws[1:])
+    assert tuple(panel.plot.getPlotItem().viewRange()[0]) == (start - 0.5, start + 11.5)
+    vb = panel.plot.getPlotItem().getViewBox()
+    assert vb.state["autoRange"] == [False, False]
+    slowest = max(max(result.per_token_with), max(result.per_token_without)) * 1000.0
+    assert vb.viewRange()[1] == [0, time_ceiling(slowest * 1.08)]
     assert not panel.running and panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
     assert panel.progress.value() == panel.progress.maximum()
     assert panel._result_labels["identical"].text().startswith("yes")
@@ -489,6 +499,10 @@ def test_kv_model_choice_and_longer_run_reach_the_session(qtbot, state, tiny_mod
     assert runner.args[-1][0] == "kv_benchmark_job" and "random" not in panel.ran_on.text()
     translator.set_language("pt_BR")
     assert panel.model_choice.itemText(1) == "formatos do GPT-2 small, pesos aleatórios"
+
+
+def test_time_ceiling_is_the_next_1_2_5_step():
+    assert [time_ceiling(v) for v in (0.0, 0.7, 1.0, 1.3, 3.0, 7.2, 12.0, 480.0)] == [0.001, 1.0, 1.0, 2.0, 5.0, 10.0, 20.0, 500.0]
 
 
 def test_kv_benchmark_cancel_mid_run(qtbot, worker, state):

@@ -65,12 +65,13 @@ def test_preview_then_the_grid_pools_to_the_same_maxima():
     assert previews(maps[:, :200, :200], maps[:, :200, :200]) == {}  # small maps: nothing to pool
 
 
-def test_the_analysis_carries_the_preview(tiny_checkpoint, monkeypatch):
-    from state_factory import build_state, load
+def test_the_analysis_carries_the_preview_pooled_to_the_grids_size(tiny_checkpoint):
+    from attention_lab.core.pipeline import AnalysisRequest, compute_analysis
+    from state_factory import load
 
-    monkeypatch.setattr(pooling, "PREVIEW_PIXELS", 32)
     model = load(tiny_checkpoint)
-    state = build_state(model, "The big dog bit the mailman yesterday and then it ran away fast. " * 3)
+    text = "The big dog bit the mailman yesterday and then it ran away fast. " * 3
+    state = compute_analysis(model, AnalysisRequest(request_id=1, text=text, grid_pixels=32))
     n = state.n_tokens
     assert n > 32
     pool, causal = state.grid_previews[True]
@@ -78,6 +79,33 @@ def test_the_analysis_carries_the_preview(tiny_checkpoint, monkeypatch):
     np.testing.assert_array_equal(causal.numpy(), block_max(state.attention_causal.numpy(), pool))
     np.testing.assert_array_equal(state.grid_previews[False][1].numpy(),
                                   block_max(state.attention_bidirectional.numpy(), pool))
+    # the grid of that size pools nothing more itself: the preview is what it draws
+    assert pooled_for(state.attention_causal, state.grid_previews[True], pool)[1] is causal
+    # a grid wider than the text: no preview at all
+    assert compute_analysis(model, AnalysisRequest(request_id=2, text=text, grid_pixels=n)).grid_previews == {}
+
+
+def test_the_grid_tells_the_session_its_size_and_the_next_analysis_uses_it(qtbot, tiny_checkpoint):
+    from attention_lab.ui.panels.head_grid import HeadGridPanel
+    from attention_lab.ui.session import Session
+    from attention_lab.ui.wiring import connect_panel
+    from attention_lab.ui.worker import InferenceWorker
+    from state_factory import build_state, load
+
+    session = Session(InferenceWorker(name="test-grid-pixels"))
+    try:
+        panel = HeadGridPanel()
+        qtbot.addWidget(panel)
+        connect_panel(session, panel)
+        panel.resize(900, 700)
+        panel.show()
+        told = []
+        panel.grid_pixels_changed.connect(told.append)
+        panel.show_state(build_state(load(tiny_checkpoint), "The big dog bit the mailman yesterday."))
+        assert told and told[-1] == int(panel._grid_pixels())
+        assert session.grid_pixels == told[-1] and session._request(7).grid_pixels == told[-1]
+    finally:
+        assert session.shutdown(5.0)
 
 
 def test_grid_draws_pooled_maps_and_hover_names_the_exact_cell(qtbot, tiny_checkpoint):

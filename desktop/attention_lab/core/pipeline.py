@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import torch
@@ -20,7 +20,7 @@ import torch
 from attention_lab.core.analysis_state import AnalysisState
 from attention_lab.core.jobs import raise_if_cancelled
 from attention_lab.core.lens import ShapeRow
-from attention_lab.core.pooling import previews
+from attention_lab.core.pooling import PREVIEW_PIXELS, previews
 
 TOP_K = 10
 # Above this many tokens the vocabulary projection (n × d × 50257) is done only for the
@@ -48,6 +48,11 @@ class AnalysisRequest:
     mask: object | None = None
     knockout: tuple[tuple[int, int], ...] = ()  # heads (layer, head) knocked out in every pass
     knockout_mode: str = "zero"  # "zero" or "mean" (core.lens.HeadAblation)
+    # pixels across one head's map in the head grid: its long-text maps are max-pooled to
+    # that here, on the worker (pooling them on the GUI thread was 15-25 ms of every long
+    # text's redraw, issue 19).  Not part of what the analysis means: a prefetched state
+    # with another size is still the same analysis
+    grid_pixels: int = field(default=PREVIEW_PIXELS, compare=False)
 
 
 def tokenize(model, text: str, bos: bool) -> tuple[list[int], int, int]:
@@ -188,7 +193,7 @@ def compute_analysis(
         shapes=shapes,
         top_ids=top_ids,
         top_probs=top_probs,
-        grid_previews=previews(attention_causal, attention_bidirectional),
+        grid_previews=previews(attention_causal, attention_bidirectional, request.grid_pixels),
         seconds=time.perf_counter() - start,
         extras={
             "kept_chars": kept_chars,

@@ -35,10 +35,10 @@ def max_pool(maps: torch.Tensor, pool: int) -> torch.Tensor:
     return pooled.reshape(*shape[:-2], *pooled.shape[-2:])
 
 
-def previews(causal: torch.Tensor, bidirectional: torch.Tensor) -> dict[bool, tuple[int, torch.Tensor]]:
-    """{causal?: (pool, pooled maps)} for maps wider than :data:`PREVIEW_PIXELS`; empty
-    when the maps are small enough to draw as they are."""
-    pool = pool_factor(causal.shape[-1], PREVIEW_PIXELS)
+def previews(causal: torch.Tensor, bidirectional: torch.Tensor, pixels: int = PREVIEW_PIXELS) -> dict[bool, tuple[int, torch.Tensor]]:
+    """{causal?: (pool, pooled maps)} for maps wider than ``pixels`` (the head grid's, when it
+    said; else :data:`PREVIEW_PIXELS`); empty when the maps are small enough to draw as they are."""
+    pool = pool_factor(causal.shape[-1], pixels)
     if pool == 1:
         return {}
     return {True: (pool, max_pool(causal, pool)), False: (pool, max_pool(bidirectional, pool))}

@@ -192,6 +192,7 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
 
     from attention_lab.ui import crash_log
     from attention_lab.ui.errors import install_excepthook
+    from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.main_window import MainWindow
 
     # a learner's session keeps a log (and faulthandler's stack of a hard crash); the headless
@@ -214,6 +215,8 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     code = 1
     try:
         window = MainWindow(settings=settings, model_spec=args.model, language=args.lang)
+        if not headless:  # a learner's window: the tabs' panels built while it is idle (not in a check's short run)
+            install_idle_build(window)
         previous_hook = install_excepthook(lambda: window)
         if crash is not None:
             crash.hook_exceptions()  # logged first, then the error dialog

@@ -43,6 +43,7 @@ from attention_lab.core.jobs import (
     text_key,
 )
 from attention_lab.core.pipeline import AnalysisRequest, EmptyTextError, compute_analysis
+from attention_lab.core.pooling import PREVIEW_PIXELS
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.strings import session as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.worker import InferenceWorker, Job
@@ -115,6 +116,7 @@ class Session(QObject):
         self.knockout: tuple[tuple[int, int], ...] = ()  # heads knocked out in the analysis
         self.knockout_mode = "zero"
         self._rank_job: Job | None = None
+        self.grid_pixels = PREVIEW_PIXELS  # the head grid's map width: the worker pools long texts to it
         self.state = None  # the AnalysisState on display
         self._next_id = 0
         self._analysis_job: Job | None = None
@@ -141,6 +143,11 @@ class Session(QObject):
             return
         self.layer = layer
         self._schedule()
+
+    def set_grid_pixels(self, pixels: int) -> None:
+        """The head grid's maps are ``pixels`` wide now: the next analyses pool long texts to
+        that on the worker (the one on display is not recomputed: the grid pools it itself)."""
+        self.grid_pixels = max(32, int(pixels))
 
     def set_causal(self, causal: bool) -> None:
         """The head grid's mode: both modes are in every state, so no recomputation."""
@@ -262,6 +269,7 @@ class Session(QObject):
             mask=self.mask,
             knockout=self.knockout,
             knockout_mode=self.knockout_mode,
+            grid_pixels=self.grid_pixels,
         )
 
     def analyse_now(self, prefetched=None) -> Job | None:

@@ -40,6 +40,7 @@ def _head_grid(session: Session, panel, window: WindowSlots | None) -> None:  # 
     panel.layer_requested.connect(session.set_layer)
     panel.causal_requested.connect(session.set_causal)
     panel.knockout_toggled.connect(session.toggle_knockout)
+    panel.grid_pixels_changed.connect(session.set_grid_pixels)
     if window is not None:
         panel.head_selected.connect(window.select_head)
         panel.status_message.connect(window.show_status)

@@ -76,6 +76,7 @@ class HeadGridPanel(Panel):
     head_selected = Signal(int, int)  # layer, head (from the overview)
     head_clicked = Signal(int, int)  # layer, head: a head of the grid clicked (it is enlarged)
     knockout_toggled = Signal(int, int)  # layer, head: Shift+click on a map (panels/knockout.py shows the set)
+    grid_pixels_changed = Signal(int)  # screen pixels across one head's map (the worker pools to it)
     status_message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -84,6 +85,7 @@ class HeadGridPanel(Panel):
         self._pending_head: tuple[int, int] | None = None
         self._stale: set[int] = set()  # tabs (0 grid, 1 one head, 2 overview) not drawn for the state yet
         self._pool = 1  # cells per pixel of the grid's maps
+        self._told_pixels = 0  # the map width last told with grid_pixels_changed
         self._resize_timer = QTimer(self)  # re-pools once the resizing stops
         self._resize_timer.setSingleShot(True)
         self._resize_timer.setInterval(150)
@@ -383,6 +385,7 @@ class HeadGridPanel(Panel):
             key_text += " · " + tr("head_grid.pooled", pool=pool)
         set_axis_label(self.grid_plot, "bottom", key_text)
         set_view_range(self.grid_plot, *geometry.view_range())
+        self._tell_pixels()
 
     def _fit_grid_ticks(self) -> None:
         """Token labels along the mosaic's left (each row of tiles) and bottom (each column),
@@ -418,8 +421,16 @@ class HeadGridPanel(Panel):
         side = max(size.width() * tile / (x1 - x0), size.height() * tile / (y1 - y0))
         return side if side >= 48 else 256.0
 
+    def _tell_pixels(self) -> None:
+        pixels = int(self._grid_pixels())
+        if self.mosaic.geometry is not None and pixels != self._told_pixels:
+            self._told_pixels = pixels
+            self.grid_pixels_changed.emit(pixels)
+
     def _grid_resized(self) -> None:
-        """A bigger (or smaller) grid cell may want another pooling: draw the maps again."""
+        """A bigger (or smaller) grid cell may want another pooling: draw the maps again, and
+        the next analyses are pooled to the new size on the worker."""
+        self._tell_pixels()
         state = self.state
         if state is not None and self.mosaic.geometry is not None and pool_factor(state.n_tokens, self._grid_pixels()) != self._pool:
             self._render_grid()

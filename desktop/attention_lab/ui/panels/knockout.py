@@ -79,7 +79,6 @@ class KnockoutPanel(Panel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._state = None
         self._heads: tuple[tuple[int, int], ...] = ()  # the learner's choice (the analysis follows)
         self._result = None  # core.ablation.KnockoutResult
         self._pending_key: tuple | None = None
@@ -194,12 +193,12 @@ class KnockoutPanel(Panel):
         self._fill()
 
     def _map_click(self, _key, cell) -> None:
-        if cell is not None and self._state is not None:
+        if cell is not None and self.state is not None:
             self.toggle_head(*cell)
 
     def rank(self) -> None:
         """Knock every head out alone on the worker (progress, cancel)."""
-        state = self._state
+        state = self.state
         if state is None or state.n_tokens < 2 or not self.is_served(self.ranking_wanted):
             self.top_label.setText(tr("knockout.one_token") if state is not None and state.n_tokens < 2 else "")
             return
@@ -216,10 +215,10 @@ class KnockoutPanel(Panel):
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
-        return self._state is not None and self.map_image.image is not None
+        return self.state is not None and self.map_image.image is not None
 
     def show_state(self, state) -> None:
-        self._state = state
+        self.state = state
         self.position_box.blockSignals(True)
         follow = self.position_box.value() >= self.position_box.maximum()
         self.position_box.setRange(0, max(0, state.n_tokens - 1))
@@ -260,7 +259,7 @@ class KnockoutPanel(Panel):
 
     # ------------------------------------------------------------------ results
     def _request_knockout(self) -> None:
-        state = self._state
+        state = self.state
         if state is None or not self._heads or not self.is_served(self.knockout_wanted):
             self._fill_table()
             return
@@ -330,18 +329,18 @@ class KnockoutPanel(Panel):
 
     # ------------------------------------------------------------------ drawing
     def _shape(self) -> tuple[int, int]:
-        cfg = self._state.model.lens.config
+        cfg = self.state.model.lens.config
         return cfg.n_layer, cfg.n_head
 
     def _fill(self) -> None:
-        self.explain.setText(tr("knockout.explain") if self._state is not None else tr("knockout.empty"))
+        self.explain.setText(tr("knockout.explain") if self.state is not None else tr("knockout.empty"))
         self.knocked_label.setText(tr("knockout.knocked", heads=heads_text(self._heads)) if self._heads
                                    else tr("knockout.none"))
         self._fill_map()
         self._fill_table()
 
     def _fill_map(self) -> None:
-        if self._state is None:
+        if self.state is None:
             return
         layers, heads = self._shape()
         ranking = self._ranking
@@ -364,11 +363,11 @@ class KnockoutPanel(Panel):
 
     def _fill_table(self) -> None:
         result, tokens = self._result, None
-        if self._state is not None:
-            tokens = self._state.model.tokenizer
+        if self.state is not None:
+            tokens = self.state.model.tokenizer
         self.table.clearContents()
         if result is None or tokens is None:
-            self.loss_label.setText(self._message if self._heads and self._state is not None else "")
+            self.loss_label.setText(self._message if self._heads and self.state is not None else "")
             return
         for column, guesses in ((0, result.top_before), (2, result.top_after)):
             texts = tokens.token_texts([t for t, _p in guesses])

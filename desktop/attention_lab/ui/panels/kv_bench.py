@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,6 +65,14 @@ def _ms(value: float) -> str:
 
 
 LIVE_REDRAW_MS = 100
+
+
+def time_ceiling(ms: float) -> float:
+    """The live plot's top: the first 1, 2 or 5 × 10^k at or above ``ms`` (at least 0.001),
+    so the axis keeps its ticks while the slowest token so far moves a little."""
+    ms = max(ms, 1e-3)
+    power = 10.0 ** math.floor(math.log10(ms))
+    return next(step * power for step in (1.0, 2.0, 5.0, 10.0) if step * power >= ms * (1 - 1e-12))
 DEFAULT_NEW_TOKENS = 50
 CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells per map
 
@@ -110,6 +119,7 @@ class KVBenchPanel(Panel):
         self._live_rep = 0
         self._live_text_ids: list[int] = []
         self._last_step = None  # the latest progress step, shown at the next redraw
+        self._generated_shown: list[int] | None = None  # the generated ids the text box shows
         self._running = False
         # the live curve is redrawn at most ~10 times a second: one repaint per generated
         # token (10 ms each) kept the window from answering for 40-60 ms at a time
@@ -194,6 +204,10 @@ class KVBenchPanel(Panel):
         # the fitted lines (core.kvbench.fitted_line_ms) over the finished run's curves
         self.fit_with = self.plot.plot([], [], pen=pg.mkPen(WITH_COLOUR, width=2, style=Qt.PenStyle.DashLine))
         self.fit_without = self.plot.plot([], [], pen=pg.mkPen(WITHOUT_COLOUR, width=2, style=Qt.PenStyle.DashLine))
+        # the ranges are set by the panel (the run's tokens; a time ceiling that only grows in
+        # 1-2-5 steps): auto-range re-measured both curves and relaid both axes on each
+        # live redraw, the bulk of the window's stall while a benchmark ran (issue 19)
+        self.plot.getPlotItem().getViewBox().disableAutoRange()
 
         self.results_box = QGroupBox(tab)
         form = QFormLayout(self.results_box)
@@ -373,6 +387,7 @@ class KVBenchPanel(Panel):
         self._live_rep = 0
         self._live_text_ids = []
         self._last_step = None
+        self._generated_shown = None  # a new prompt: the text box is filled again
         self._running = True
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
@@ -444,9 +459,11 @@ class KVBenchPanel(Panel):
             curve.setData(start + np.arange(len(ys), dtype=float), ys)
         self._draw_fits(start)
         top = max([max(v) for v in self._live.values() if v] or [0.0]) * 1000.0
+        tokens = self.progress.maximum() // (2 * self.repetitions.value()) if self._running else max(map(len, self._live.values()))
         # the time axis starts at 0: a flat line must not look like a slope because of the zoom
-        self.plot.getPlotItem().setYRange(0, max(top * 1.08, 1e-3), padding=0)
-        self._fill_generated(self._live_text_ids)
+        set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5), (0, time_ceiling(top * 1.08)))
+        if self._live_text_ids != self._generated_shown:  # the text box re-lays its HTML out on each set
+            self._fill_generated(self._live_text_ids)
 
     def _draw_fits(self, start: int) -> None:
         """Each side's fitted line over steps 1 … N−1 of the finished run (none while running)."""
@@ -592,6 +609,7 @@ class KVBenchPanel(Panel):
             self.explain.setText(tr("kvbench.explain", new=self.new_tokens.value(), n=self.state.n_tokens))
 
     def _fill_generated(self, new_ids: list[int]) -> None:
+        self._generated_shown = list(new_ids)
         source = self._bench or (BenchPrompt.from_state(self.state) if self.state is not None else None)
         if source is None or source.tokenizer is None:
             self.generated.clear()

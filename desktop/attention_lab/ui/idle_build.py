@@ -1,0 +1,70 @@
+"""The panels behind a tab, built (and drawn) while the window is idle after start-up.
+
+The window builds only the panels in sight with itself (``docks.FIRST_VIEW_PANELS``): the
+others cost 0.16 s of every start-up.  Built when their tab was first clicked, they made
+that click wait 0.2-0.5 s (the KV-cache panel's construction, the mask's first drawing:
+measured with the perf probe, issue 19).  Here, once the first analysis is on screen, a
+timer builds one such panel per turn of the event loop and, on the next turn, draws the
+newest analysis into it, so the window answers input between every two steps and the
+first click on a tab only shows what exists.  It waits while an analysis is being drawn
+(the learner's edit comes first) and stops when every panel is built and drawn.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QTimer
+
+from attention_lab.ui.panels.ids import PanelId
+
+START_DELAY_MS = 400  # after the first analysis is drawn: its repaint and the first input come first
+TURN_MS = 60  # between two steps: time for input, repaints and the heartbeat of a frame or three
+
+
+class IdleBuilder(QObject):
+    """Builds ``window``'s unbuilt panels one per turn, then draws the newest state in each."""
+
+    def __init__(self, window, *, start_delay_ms: int = START_DELAY_MS, turn_ms: int = TURN_MS):
+        super().__init__(window)
+        self.window = window
+        self.start_delay_ms, self.turn_ms = start_delay_ms, turn_ms
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.step)
+        self._to_draw: PanelId | None = None  # built on the last turn, drawn on this one
+        self.done = False
+        window.state_shown.connect(self._state_shown)
+
+    def _state_shown(self, _state) -> None:
+        if not self.done and not self.timer.isActive():
+            self.timer.start(self.start_delay_ms)
+
+    def _pending(self) -> list[PanelId]:
+        return [pid for pid in self.window.docks if self.window.built_panel(pid) is None]
+
+    def step(self) -> None:
+        """One step: draw the panel built last turn, else build the next one."""
+        window, redraw = self.window, self.window.redraw
+        if self.done or redraw.stopped:
+            return
+        if redraw.showing is not redraw.last_state:  # an analysis being drawn: after it
+            self.timer.start(self.turn_ms)
+            return
+        if self._to_draw is not None:
+            pid, self._to_draw = self._to_draw, None
+            if pid in redraw.stale:
+                redraw.catch_up(pid)
+        else:
+            pending = self._pending()
+            if not pending:
+                self.done = True
+                return
+            window.panel(pending[0])
+            self._to_draw = pending[0]
+        self.timer.start(self.turn_ms)
+
+
+def install_idle_build(window, **timing) -> IdleBuilder:
+    """Build ``window``'s remaining panels in idle time from its first analysis on."""
+    builder = IdleBuilder(window, **timing)
+    window.idle_builder = builder  # kept with the window (and reachable from tests and the probe)
+    return builder
