@@ -207,11 +207,11 @@ def induction_reference(ids: Sequence[int]) -> dict[str, float]:
 ROLE_TEXTS: dict[str, dict[str, str]] = {
     "roles.positional.name": {"en": "positional", "pt_BR": "posicional"},
     "roles.previous-token.name": {"en": "previous-token", "pt_BR": "token anterior"},
-    "roles.sink.name": {"en": "sink", "pt_BR": "vala (sink)"},
+    "roles.sink.name": {"en": "sink", "pt_BR": "vala"},
     "roles.induction.name": {"en": "induction", "pt_BR": "indução"},
     "roles.positional.heads": {"en": "positional heads", "pt_BR": "cabeças posicionais"},
     "roles.previous-token.heads": {"en": "previous-token heads", "pt_BR": "cabeças de token anterior"},
-    "roles.sink.heads": {"en": "sink heads", "pt_BR": "cabeças de vala (sink)"},
+    "roles.sink.heads": {"en": "sink heads", "pt_BR": "cabeças vala"},
     "roles.induction.heads": {"en": "induction heads", "pt_BR": "cabeças de indução"},
     "roles.positional.score": {"en": "distance {score}", "pt_BR": "distância {score}"},
     "roles.positional.rule": {

@@ -77,7 +77,7 @@ register(
             "en": "previous-token: weight on i−1 ≥",
             "pt_BR": "token anterior: peso em i−1 ≥",
         },
-        "portrait.threshold.sink": {"en": "sink: weight on token 0 ≥", "pt_BR": "vala (sink): peso no token 0 ≥"},
+        "portrait.threshold.sink": {"en": "sink: weight on token 0 ≥", "pt_BR": "vala: peso no token 0 ≥"},
         "portrait.threshold.induction": {"en": "induction: score ≥", "pt_BR": "indução: pontuação ≥"},
         "portrait.role.previous-token": {"en": "previous-token", "pt_BR": "token anterior"},
         "portrait.role.sink": {"en": "sink", "pt_BR": pt("sink")},
