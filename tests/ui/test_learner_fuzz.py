@@ -81,9 +81,12 @@ def fuzz_hubs(tmp_path_factory, gpt2_files):  # noqa: F811 -- the fixture import
         env.setenv("NO_PROXY", "127.0.0.1,localhost")
         env.setenv("no_proxy", "127.0.0.1,localhost")
         env.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # set per download by the driver
-        served = HubServer({HUB_REPO: Repo(gpt2_files)}).start()
+        # alive for the module (a hub stops itself after 120 s and 400 requests by default: a
+        # long run's later downloads found it gone, "can't be reached")
+        life = {"max_seconds": 6 * 3600.0, "max_requests": 1_000_000}
+        served = HubServer({HUB_REPO: Repo(gpt2_files)}, **life).start()
         # a repository of its own: never complete in the cache, so it always stalls
-        stalled = HubServer({STALLED_REPO: Repo(gpt2_files)}, faults={"model.safetensors": "stall"}).start()
+        stalled = HubServer({STALLED_REPO: Repo(gpt2_files)}, faults={"model.safetensors": "stall"}, **life).start()
         try:
             yield {"served": (served.url, HUB_REPO), "missing": (served.url, "nobody/no-such-model"),
                    "stalled": (stalled.url, STALLED_REPO)}
