@@ -10,12 +10,15 @@ hypothesis prints; ``derandomize=True`` makes the same sequences run every time,
 failure replays.
 
 One window serves every sequence (a window per sequence would cost more than the
-sequences): each starts from :meth:`LearnerDriver.reset`.  A step costs what the window
-costs: the worker's analysis and the panels' redraw and repaint (0.1-0.6 s per step on
-the shared 2-core build machine, measured), so the default run is sized to about three
-minutes there with the replays below: ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (10 × 30).
-``ATTENTION_LAB_FUZZ_SEQUENCES`` / ``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one
-(e.g. 200 × 30 overnight).  The regression tests at the end replay
+sequences): each starts from :meth:`LearnerDriver.reset`, which puts back only what the
+sequence changed.  The random run starts on a 2-head GPT-2 and paints one sequence in
+``PAINT_EVERY`` (the checks read what the panels hold, set before any paint).  A step
+costs what the window costs: the worker's analysis and the panels' redraw (0.2-0.3 s per
+step on the shared 2-core machine at load 5-7, measured; a download, a restart or a model
+load costs seconds), so the default run is ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (10 × 30),
+about 70 s there; the per-action times are printed.  ``ATTENTION_LAB_FUZZ_SEQUENCES`` /
+``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one (200 × 30: 20-30 minutes there).  The
+downloads go to two loopback hubs only.  The regression tests at the end replay
 the shrunk sequences of the bugs the fuzzer found.
 """
 
