@@ -10,12 +10,15 @@ hypothesis prints; ``derandomize=True`` makes the same sequences run every time,
 failure replays.
 
 One window serves every sequence (a window per sequence would cost more than the
-sequences): each starts from :meth:`LearnerDriver.reset`.  A step costs what the window
-costs: the worker's analysis and the panels' redraw and repaint (0.1-0.6 s per step on
-the shared 2-core build machine, measured), so the default run is sized to about three
-minutes there with the replays below: ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (10 × 30).
-``ATTENTION_LAB_FUZZ_SEQUENCES`` / ``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one
-(e.g. 200 × 30 overnight).  The regression tests at the end replay
+sequences): each starts from :meth:`LearnerDriver.reset`, which puts back only what the
+sequence changed.  The random run starts on a 2-head GPT-2 and paints one sequence in
+``PAINT_EVERY`` (the checks read what the panels hold, set before any paint).  A step
+costs what the window costs: the worker's analysis and the panels' redraw (0.2-0.3 s per
+step on the shared 2-core machine at load 5-7, measured; a download, a restart or a model
+load costs seconds), so the default run is ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (10 × 30),
+about 70 s there; the per-action times are printed.  ``ATTENTION_LAB_FUZZ_SEQUENCES`` /
+``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one (200 × 30: 20-30 minutes there).  The
+downloads go to two loopback hubs only.  The regression tests at the end replay
 the shrunk sequences of the bugs the fuzzer found.
 """
 
@@ -31,9 +34,14 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from attention_lab.ui.learner_checks import FaultTrap, window_problems
 from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver
+from hub_server import gpt2_files  # noqa: F401 -- a fixture (the repository the loopback hub serves)
 
 FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "10"))
 FUZZ_STEPS = int(os.environ.get("ATTENTION_LAB_FUZZ_STEPS", "30"))
+#: one sequence in PAINT_EVERY is painted; the others only lay the window out (painting was
+#: about half of a step's time, and what the checks read is drawn before any paint)
+PAINT_EVERY = int(os.environ.get("ATTENTION_LAB_FUZZ_PAINT_EVERY", "5"))
+HUB_REPO, STALLED_REPO = "someone/tiny-gpt2", "someone/stalling-gpt2"
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +52,50 @@ def fuzz_models(tmp_path_factory, tiny_checkpoint):
     broken = tmp_path_factory.mktemp("broken-model")
     (broken / "config.json").write_text('{"model_type": "gpt2", "n_layer": 2', encoding="utf-8")  # cut short
     return {"start": str(tiny_checkpoint), "demo": "demo", "other": str(other), "broken": str(broken)}
+
+
+@pytest.fixture(scope="module")
+def small_models(fuzz_models, tmp_path_factory):
+    """The random run's models: it starts on a 2-head GPT-2 (a step redraws 2 maps, not 12)
+    and switches to the 4-head one, the demo and the broken folder."""
+    from checkpoints import make_checkpoint
+
+    two_heads = make_checkpoint(tmp_path_factory.mktemp("two-head-gpt2"), seed=5, n_layer=2, n_head=2, n_embd=16,
+                                n_positions=64)
+    return {**fuzz_models, "start": str(two_heads)}
+
+
+@pytest.fixture(scope="module")
+def fuzz_hubs(tmp_path_factory, gpt2_files):  # noqa: F811 -- the fixture imported above
+    """Two loopback hubs for File › Download: one serves HUB_REPO, one stalls half-way through
+    its weights (cancelled by the learner); a repository neither has is the 404.  An empty
+    download cache of the module's own; nothing reaches the network."""
+    from hub_server import LOOPBACK_MISSING, HubServer, Repo
+
+    if LOOPBACK_MISSING:
+        yield {}
+        return
+    home = tmp_path_factory.mktemp("fuzz-hf-home")
+    with pytest.MonkeyPatch.context() as env:
+        for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+            env.delenv(var, raising=False)
+        env.setenv("HF_HOME", str(home / "hf-home"))
+        env.setenv("ATTENTION_LAB_MODELS", str(home / "downloads"))
+        env.setenv("NO_PROXY", "127.0.0.1,localhost")
+        env.setenv("no_proxy", "127.0.0.1,localhost")
+        env.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # set per download by the driver
+        # alive for the module (a hub stops itself after 120 s and 400 requests by default: a
+        # long run's later downloads found it gone, "can't be reached")
+        life = {"max_seconds": 6 * 3600.0, "max_requests": 1_000_000}
+        served = HubServer({HUB_REPO: Repo(gpt2_files)}, **life).start()
+        # a repository of its own: never complete in the cache, so it always stalls
+        stalled = HubServer({STALLED_REPO: Repo(gpt2_files)}, faults={"model.safetensors": "stall"}, **life).start()
+        try:
+            yield {"served": (served.url, HUB_REPO), "missing": (served.url, "nobody/no-such-model"),
+                   "stalled": (stalled.url, STALLED_REPO)}
+        finally:
+            served.stop()
+            stalled.stop()
 
 
 @pytest.fixture(scope="module")
@@ -64,29 +116,43 @@ def shared_window(qapp, fuzz_models, tmp_path_factory):
 
 
 @pytest.fixture
-def driver(shared_window, fuzz_models, tmp_path):
+def driver(shared_window, fuzz_models, fuzz_hubs, tmp_path):
     """A learner on the file's shared window (no restarts: a new window's threads would
     outlive the test)."""
-    learner = LearnerDriver(shared_window, fuzz_models, tmp_path / "exports")
+    learner = LearnerDriver(shared_window, fuzz_models, tmp_path / "exports", hubs=fuzz_hubs)
+    learner.settle()
+    return learner
+
+
+def _restarting_driver(make_window, models, hubs, workdir) -> LearnerDriver:
+    learner = LearnerDriver(make_window(model_spec=models["start"], debounce_ms=5), models, workdir,
+                            open_window=lambda: make_window(model_spec=None, debounce_ms=5), hubs=hubs)
     learner.settle()
     return learner
 
 
 @pytest.fixture
-def restarting_driver(make_window, fuzz_models, tmp_path):
+def random_driver(make_window, small_models, fuzz_hubs, tmp_path):
+    """The random run's learner: a window of the test's own (it may quit and start again)
+    on the small models."""
+    return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports")
+
+
+@pytest.fixture
+def restarting_driver(make_window, fuzz_models, fuzz_hubs, tmp_path):
     """A learner on a window of the test's own, who may quit and start again (the new
     windows, on the same settings file, are torn down with the test)."""
-    learner = LearnerDriver(make_window(debounce_ms=5), fuzz_models, tmp_path / "exports",
-                            open_window=lambda: make_window(model_spec=None, debounce_ms=5))
-    learner.settle()
-    return learner
+    return _restarting_driver(make_window, fuzz_models, fuzz_hubs, tmp_path / "exports")
 
 
 def _rule_for(action: str, choices: dict[str, tuple]):
     def step(self, **arguments):
+        started = time.perf_counter()
         self.driver.dismiss_error()  # a learner closes the dialog before going on
         getattr(self.driver, action)(**arguments)
         self.driver.settle()
+        self.seconds[action] = self.seconds.get(action, 0.0) + time.perf_counter() - started
+        self.calls[action] = self.calls.get(action, 0) + 1
 
     step.__name__ = action
     return rule(**{name: st.sampled_from(values) for name, values in choices.items()})(step)
@@ -98,7 +164,12 @@ def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict):
     def __init__(self):
         RuleBasedStateMachine.__init__(self)
         self.driver = driver
+        self.seconds, self.calls = counts["action_seconds"], counts["action_calls"]
+        started = time.perf_counter()
+        driver.set_paint(counts["sequences"] % PAINT_EVERY == 0)
         driver.reset()
+        self.seconds["(reset)"] = self.seconds.get("(reset)", 0.0) + time.perf_counter() - started
+        self.calls["(reset)"] = self.calls.get("(reset)", 0) + 1
         trap.take()  # what the reset did is not the sequence's
         counts["sequences"] += 1
 
@@ -120,7 +191,7 @@ def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict):
 
 
 def run_machine(driver, sequences: int, steps: int, tally=None) -> dict:
-    counts = {"sequences": 0, "steps": 0, "checks": 0}
+    counts = {"sequences": 0, "steps": 0, "checks": 0, "action_seconds": {}, "action_calls": {}}
     trap = FaultTrap().install()
     started = time.monotonic()
     try:
@@ -143,14 +214,17 @@ def run_machine(driver, sequences: int, steps: int, tally=None) -> dict:
         counts["seconds"] = time.monotonic() - started
         print(f"\nlearner fuzz: {counts['sequences']} sequences, {counts['steps']} steps, "
               f"{counts['checks']} checks in {counts['seconds']:.1f} s")
+        slowest = sorted(counts["action_seconds"].items(), key=lambda kv: -kv[1])[:40]
+        print("  the actions' time (s, calls): " + ", ".join(
+            f"{name} {secs:.1f} ({counts['action_calls'][name]})" for name, secs in slowest))
         if tally is not None:
             tally[("learner", "click-path sequences on the real window")] += counts["sequences"]
             tally[("learner", "click-path steps on the real window")] += counts["steps"]
     return counts
 
 
-def test_random_learner_click_paths_keep_the_window_consistent(restarting_driver, tally):
-    counts = run_machine(restarting_driver, FUZZ_SEQUENCES, FUZZ_STEPS, tally)
+def test_random_learner_click_paths_keep_the_window_consistent(random_driver, tally):
+    counts = run_machine(random_driver, FUZZ_SEQUENCES, FUZZ_STEPS, tally)
     assert counts["sequences"] >= FUZZ_SEQUENCES
 
 
@@ -249,3 +323,20 @@ def test_an_emptied_text_keeps_its_notice(driver):
         ("tour_open", {}),
     ])
     assert not driver.window.panel("panel.token_editor").message.isHidden()
+
+
+def test_downloads_from_the_menu_served_missing_and_cancelled(driver):
+    """File › Download a model… is one of the fuzzer's actions: a served repository becomes
+    the model in use, a missing one says so in an error dialog and keeps the model, a
+    stalled one is cancelled and keeps the model (all on loopback hubs)."""
+    if not driver.hubs:
+        pytest.skip("no loopback hub here")
+    replay(driver, [
+        ("download", {"which": "missing"}),
+        ("download", {"which": "stalled"}),
+        ("paste_text", {"name": "short"}),
+        ("download", {"which": "served"}),
+        ("download", {"which": "stalled"}),
+    ])
+    assert driver.window.session.model.spec == HUB_REPO
+    assert driver.window.downloads.dialog is None

@@ -77,9 +77,8 @@ class FaultTrap:
 
 
 def shown_state(panel):
-    """The AnalysisState a panel draws (panels keep it as ``state`` or ``_state``)."""
-    state = getattr(panel, "state", None)
-    return state if state is not None else getattr(panel, "_state", None)
+    """The AnalysisState a panel draws (``Panel.state``, one name in every panel)."""
+    return panel.state
 
 
 def _error_dialog_message(window) -> str | None:

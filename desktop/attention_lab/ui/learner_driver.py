@@ -69,6 +69,9 @@ LANGUAGE_CODES = ("en", "pt_BR")
 MASK_MODES = tuple(m.value for m in MaskMode)
 SIZES = ((1400, 900), (1000, 700), (1900, 1150), (800, 600))
 EXPORT_KINDS = ("png", "svg", "csv")
+#: File › Download a model…: a repository the hub serves, one it doesn't have (404: an error
+#: dialog), one whose weights stall half-way (the learner presses Cancel)
+DOWNLOADS = ("served", "missing", "stalled")
 SETTLE_TIMEOUT_S = 60.0
 
 
@@ -97,19 +100,31 @@ class LearnerDriver:
     """Acts on ``window`` (a shown MainWindow); ``models`` maps a name to a model spec."""
 
     def __init__(self, window, models: dict[str, str], workdir: Path, *, settle_timeout_s: float = SETTLE_TIMEOUT_S,
-                 open_window=None):
+                 open_window=None, paint: bool = True, hubs: dict[str, tuple[str, str]] | None = None):
+        #: False: the window is never painted (``setUpdatesEnabled(False)``); every panel still
+        #: receives and lays out what it shows, which is what the checks read
+        self.paint = paint
         self.window = window
+        window.setUpdatesEnabled(paint)
         #: ``open_window()`` -> a new shown MainWindow on the same settings file (a restart);
         #: None: the "quit and start again" action does nothing
         self.open_window = open_window
         self.restarts = 0
         self.models = dict(models)
+        #: DOWNLOADS name -> (hub endpoint, repository id); none (the soak): downloads do nothing,
+        #: as for a learner offline.  Only loopback hubs: the fuzzer never reaches the network.
+        self.hubs = dict(hubs or {})
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.settle_timeout_s = settle_timeout_s
         self.intent = Intent(model_spec=models.get("start", ""))
         self.steps = 0
         self.exports = 0
+
+    def set_paint(self, paint: bool) -> None:
+        """Paint the window (True) or only lay it out (False: no paint events at all)."""
+        self.paint = paint
+        self.window.setUpdatesEnabled(paint)
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -479,6 +494,33 @@ class LearnerDriver:
         else:
             self.intent.model_spec = spec
 
+    def download(self, which: str) -> None:
+        """File › Download a model…, with the repository id a learner types (the window's
+        method: the id box is a QInputDialog); "stalled" is cancelled with the progress
+        dialog's Cancel button once the transfer has begun."""
+        self._record(f"download({which!r})")
+        if which not in self.hubs:
+            return
+        import os
+
+        self._learner_input()
+        endpoint, repo = self.hubs[which]
+        os.environ["HF_ENDPOINT"] = endpoint  # read by the download process when it starts
+        self.window.download_model(repo)
+        if which == "served":
+            self.intent.model_spec = repo  # downloaded, then loaded by its id
+        elif which == "missing":
+            self.intent.expected_error = repo
+        else:
+            from PySide6.QtWidgets import QPushButton
+
+            downloads = self.window.downloads
+            deadline = time.monotonic() + self.settle_timeout_s
+            while downloads.dialog is not None and downloads.bar.value() <= 0 and time.monotonic() < deadline:
+                QTest.qWait(5)  # until the weights' first bytes arrive (then they stall)
+            if downloads.dialog is not None:
+                QTest.mouseClick(downloads.dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
+
     def quit_and_start_again(self) -> None:
         """File › Quit, then start the app again: the settings bring the text, the model,
         the language and the layout back; the panels start afresh."""
@@ -490,6 +532,7 @@ class LearnerDriver:
         self._trigger("menu.quit")
         teardown(self.app, self.window)
         self.window = self.open_window()
+        self.window.setUpdatesEnabled(self.paint)
         self.restarts += 1
         self.intent.kv_new_tokens = Intent.kv_new_tokens
         self.intent.mask_mode = Intent.mask_mode
@@ -500,7 +543,11 @@ class LearnerDriver:
     # ------------------------------------------------------------------ a known starting point
     def reset(self, start_model: str = "start") -> None:
         """Bring the window back to the start of a sequence: English, default layout, tour
-        closed, the start model, the seed text and default inputs; then settle."""
+        closed, the start model, the seed text and default inputs; then settle.
+
+        What is already at its start is left alone (the layout, the size, the analysis of
+        the seed text, the KV panel's count): a sequence that didn't touch them costs no
+        relayout and no new analysis, and the fuzzer runs hundreds of sequences."""
         w = self.window
         self.dismiss_error()
         if self._tour().isVisible():
@@ -519,21 +566,45 @@ class LearnerDriver:
         mask = w.panels.get(MASK_PANEL)
         if mask is not None:
             mask.set_mode(self.intent.mask_mode)
-        w.reset_layout()
-        w.resize(*SIZES[0])
+        self._reset_layout()
         tokens = self.bring(TOKENS_PANEL)
-        tokens.set_bos(False)
-        w.session.set_bos(False)
-        w.session.set_layer(0)
-        w.session.set_causal(True)
-        w.session.set_position(None)
-        tokens.editor.setPlainText(SEED_TEXT)
-        w.session.analyse_now()
-        self.settle()
-        if kv is not None:  # in sight (so it shows the seed text, which leaves it room)
-            self.bring(KV_PANEL).new_tokens.setValue(self.intent.kv_new_tokens)
-            w.reset_layout()
+        if not self._at_seed_analysis():
+            tokens.set_bos(False)
+            w.session.set_bos(False)
+            w.session.set_layer(0)
+            w.session.set_causal(True)
+            w.session.set_position(None)
+            tokens.editor.setPlainText(SEED_TEXT)
+            w.session.analyse_now()
             self.settle()
+        if kv is not None and kv.new_tokens.value() != self.intent.kv_new_tokens:
+            self.bring(KV_PANEL).new_tokens.setValue(self.intent.kv_new_tokens)  # in sight: it shows the seed text
+            self._reset_layout(force=True)
+            self.settle()
+
+    _start_layout: bytes | None = None  # the window's saveState() right after a Reset layout
+
+    def _reset_layout(self, force: bool = False) -> None:
+        w = self.window
+        if force or self._start_layout is None or bytes(w.saveState()) != self._start_layout:
+            w.reset_layout()
+            self._start_layout = bytes(w.saveState())
+        if (w.width(), w.height()) != SIZES[0]:
+            w.resize(*SIZES[0])
+
+    def _at_seed_analysis(self) -> bool:
+        """The window shows the seed text's analysis with every input at its default."""
+        w, session = self.window, self.window.session
+        state = w.last_state
+        tokens = w.panels.get(TOKENS_PANEL)
+        return (
+            state is not None and tokens is not None and not self.pending()
+            and tokens.text() == SEED_TEXT and session.text == SEED_TEXT and state.text == SEED_TEXT
+            and state.model is session.model and not session.bos and not tokens.bos.isChecked()
+            and session.layer == 0 and state.layer == 0 and session.causal and state.causal
+            and session.position is None and session.replacement_id is None
+            and not state.extras.get("bos") and state.extras.get("follow_last", False)
+        )
 
 
 #: (action, {argument: choices}) for every learner action; choices are sequences (the test
@@ -571,6 +642,7 @@ ACTIONS: dict[str, dict[str, tuple]] = {
     "tour_run_benchmark": {},
     "export": {"kind": EXPORT_KINDS, "panel_id": PANEL_IDS},
     "load_model": {"name": ("start", "demo", "other", "broken")},
+    "download": {"which": DOWNLOADS},
     "quit_and_start_again": {},
 }
 
