@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QScrollArea,
     QTabBar,
     QTableWidget,
     QWidget,
@@ -170,6 +171,15 @@ def clipped_texts(window: QMainWindow, slack_px: int = 2) -> list[str]:
         if not widget.isVisible() or widget.width() <= 0:
             continue
         where = _path(widget)
+        if (
+            isinstance(widget, QScrollArea)
+            and widget.horizontalScrollBarPolicy().name == "ScrollBarAlwaysOff"
+            and widget.widget() is not None
+            and widget.widget().width() > widget.viewport().width() + slack_px
+        ):  # a panel that scrolls only up and down, wider than its dock: its right edge is cut
+            inner = widget.widget().width()
+            found.append(f"{where}: the panel needs {inner} px of width, its dock shows {widget.viewport().width()}")
+            continue
         if isinstance(widget, QLabel) and widget.text() and widget.pixmap().isNull():
             box = widget.contentsRect()
             margin = widget.margin() * 2 + widget.indent() if widget.indent() > 0 else widget.margin() * 2
