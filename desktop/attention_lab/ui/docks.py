@@ -65,7 +65,7 @@ class PanelScroll(QScrollArea):
     def schedule_widen(self) -> None:
         if not self._widen_pending:  # one check per event-loop turn, however many requests
             self._widen_pending = True
-            QTimer.singleShot(0, self.widen_dock_to_fit)
+            QTimer.singleShot(0, self, self.widen_dock_to_fit)  # dropped if the window closes first
 
     _widen_pending = False
 

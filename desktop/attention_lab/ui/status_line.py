@@ -93,4 +93,7 @@ class StatusLine:
             mode = tr("status.mode_causal" if state.causal else "status.mode_bidirectional")
             self.mode.setText(f"{mode} · {tr('status.layer', layer=state.layer)}")
             self.time.setText(tr("status.time", ms=fixed(state.seconds * 1000, 0)))
+        else:  # no analysis of the text in the field (none yet, or the text is empty): no stale count
+            for label in (self.tokens, self.mode, self.time):
+                label.setText("")
         self.busy_label.setText(tr("status.busy"))
