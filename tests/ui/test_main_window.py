@@ -456,6 +456,22 @@ def test_the_default_sentence_follows_the_language_until_the_learner_types(qtbot
     assert wait_state(qtbot, again).text == portuguese
 
 
+
+def test_an_emptied_text_shows_no_stale_token_count(qtbot, make_window):
+    """Emptying the text greys the panels; the status bar and the token editor must not keep the old count."""
+    window = make_window()
+    state = wait_state(qtbot, window)
+    old = f"{state.n_tokens} tokens"
+    assert old in window.status.tokens.text()
+    type_text(window, "")
+    editor = window.panel("panel.token_editor")
+    qtbot.waitUntil(lambda: not window.panel("panel.leakage").isEnabled(), timeout=STATE_TIMEOUT_MS)
+    assert old not in window.status.tokens.text()
+    assert old not in editor.count.text()
+    window.retranslate()  # a later re-labelling (language, model) must not bring it back
+    assert old not in window.status.tokens.text()
+
+
 # ---------------------------------------------------------------------------- export
 def test_export_plots_and_numbers(qtbot, make_window, tmp_path):
     window = make_window()

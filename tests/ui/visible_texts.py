@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QScrollArea,
     QTabBar,
     QTableWidget,
     QWidget,
@@ -136,3 +137,111 @@ def open_everything(qtbot, window, timeout_ms: int = 60_000) -> None:
     window.findChild(type(window.menus.help_menu.actions()[0]), "action.tour").trigger()
     qtbot.waitUntil(lambda: window.tour.isVisible(), timeout=timeout_ms)
     qtbot.wait(200)
+
+
+# ---------------------------------------------------------------------------- clipping
+def _text_width(widget: QWidget, text: str, rich: bool) -> float:
+    from PySide6.QtGui import QTextDocument
+
+    if rich:
+        document = QTextDocument()
+        document.setDefaultFont(widget.font())
+        document.setHtml(text)
+        document.setDocumentMargin(0)
+        return document.idealWidth()
+    return max((widget.fontMetrics().horizontalAdvance(line) for line in text.split("\n")), default=0)
+
+
+def _label_is_rich(label: QLabel) -> bool:
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import Qt as QtGui  # QtGui's namespace holds mightBeRichText
+
+    fmt = label.textFormat()
+    return fmt == Qt.TextFormat.RichText or (fmt == Qt.TextFormat.AutoText and QtGui.mightBeRichText(label.text()))
+
+
+def clipped_texts(window: QMainWindow, slack_px: int = 2) -> list[str]:
+    """Texts a learner cannot read whole: a one-line label wider than its box (unless it shows a tooltip,
+    as an elided label does), a wrapping label taller than its box (outside a scroll area), a table header
+    narrower than its title, a plot title wider than its plot.  One line each: where, the text, the shortfall."""
+    from PySide6.QtWidgets import QAbstractScrollArea, QHeaderView
+
+    found = []
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisible() or widget.width() <= 0:
+            continue
+        where = _path(widget)
+        if (
+            isinstance(widget, QScrollArea)
+            and widget.horizontalScrollBarPolicy().name == "ScrollBarAlwaysOff"
+            and widget.widget() is not None
+            and widget.widget().width() > widget.viewport().width() + slack_px
+        ):  # a panel that scrolls only up and down, wider than its dock: its right edge is cut
+            inner = widget.widget().width()
+            found.append(f"{where}: the panel needs {inner} px of width, its dock shows {widget.viewport().width()}")
+            continue
+        if isinstance(widget, QLabel) and widget.text() and widget.pixmap().isNull():
+            box = widget.contentsRect()
+            margin = widget.margin() * 2 + widget.indent() if widget.indent() > 0 else widget.margin() * 2
+            room = box.width() - margin
+            if widget.wordWrap():
+                need = widget.heightForWidth(widget.width())
+                inside_scroll = any(isinstance(p, QAbstractScrollArea) for p in _ancestors(widget))
+                if not inside_scroll and need > widget.height() + slack_px:
+                    found.append(f"{where}: “{plain(widget.text())[:60]}” needs {need} px of height, has {widget.height()}")
+                continue
+            need = _text_width(widget, widget.text(), _label_is_rich(widget))
+            if need > room + slack_px and not widget.toolTip():
+                found.append(f"{where}: “{plain(widget.text())[:60]}” needs {need:.0f} px, has {room}")
+        elif isinstance(widget, QHeaderView) and widget.orientation().name == "Horizontal":
+            table = widget.parentWidget()
+            model = widget.model()
+            if model is None:
+                continue
+            from PySide6.QtCore import Qt
+
+            for section in range(model.columnCount()):
+                if widget.isSectionHidden(section):
+                    continue
+                text = str(model.headerData(section, Qt.Orientation.Horizontal) or "")
+                if not text:
+                    continue
+                need = widget.fontMetrics().horizontalAdvance(text) + 12  # the header's own padding
+                have = widget.sectionSize(section)
+                if need > have + slack_px:
+                    found.append(f"{_path(table)} column {section}: “{text}” needs {need} px, has {have}")
+        elif isinstance(widget, QTableWidget) and widget.horizontalScrollBarPolicy().name == "ScrollBarAlwaysOff":
+            for row in range(widget.rowCount()):  # a table that cannot scroll sideways must fit its cells
+                for column in range(widget.columnCount()):
+                    item = widget.item(row, column)
+                    if item is None or not item.text() or widget.isColumnHidden(column):
+                        continue
+                    need = widget.fontMetrics().horizontalAdvance(item.text()) + 8
+                    have = widget.columnWidth(column)
+                    if need > have + slack_px and not item.toolTip():
+                        found.append(f"{where} cell {row},{column}: “{item.text()[:60]}” needs {need} px, has {have}")
+        elif isinstance(widget, pg.GraphicsLayoutWidget | pg.PlotWidget):
+            for item in widget.scene().items():
+                if isinstance(item, pg.PlotItem) and item.isVisible() and item.titleLabel.text:
+                    title = item.titleLabel
+                    need = title.item.boundingRect().width()
+                    have = item.boundingRect().width()
+                    if need > have + slack_px:
+                        found.append(f"{where} plot title: “{plain(title.text)[:60]}” needs {need:.0f} px, has {have:.0f}")
+    bar = window.statusBar()
+    message = bar.currentMessage()
+    if message and bar.isVisible():  # the passing message is painted left of the permanent labels
+        permanent = [w for w in bar.children() if isinstance(w, QWidget) and w.isVisible() and w.width() > 0]
+        lefts = [w.x() for w in permanent]
+        room = (min(lefts) if lefts else bar.width()) - 8
+        need = bar.fontMetrics().horizontalAdvance(message)
+        if need > room + slack_px:
+            found.append(f"status bar message: “{message[:60]}” needs {need} px, has {room}")
+    return found
+
+
+def _ancestors(widget: QWidget):
+    parent = widget.parentWidget()
+    while parent is not None:
+        yield parent
+        parent = parent.parentWidget()

@@ -14,7 +14,7 @@ import importlib
 import logging
 from typing import Callable
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QTabBar, QVBoxLayout, QWidget
 
 from attention_lab.ui.i18n import tr
@@ -54,6 +54,40 @@ class PanelScroll(QScrollArea):
     panel scrolls up and down, never sideways) and a few lines of height."""
 
     MIN_HEIGHT = 120
+
+    def setWidget(self, widget: QWidget) -> None:  # noqa: N802 (Qt naming)
+        super().setWidget(widget)
+        widget.installEventFilter(self)  # its layout requests: a panel built or grown later
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt naming)
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.schedule_widen()
+        return False
+
+    def schedule_widen(self) -> None:
+        if not self._widen_pending:  # one check per event-loop turn, however many requests
+            self._widen_pending = True
+            QTimer.singleShot(0, self, self.widen_dock_to_fit)  # dropped if the window closes first
+
+    _widen_pending = False
+
+    def widen_dock_to_fit(self) -> None:
+        """The window sized its docks before this panel was built (panels behind tabs are built when first
+        opened, and can be wider than the dock they land in): widen the dock to the panel's minimum, or its
+        right edge is cut, since a panel never scrolls sideways."""
+        self._widen_pending = False
+        dock = self.parentWidget()
+        window = dock.parentWidget() if dock is not None else None
+        if not isinstance(dock, QDockWidget) or not isinstance(window, QMainWindow):
+            return
+        if dock.isFloating() or not dock.isVisible():
+            return
+        inner = self.widget()
+        need = inner.minimumSizeHint().width() if inner is not None else 0
+        if self.viewport().width() < need:
+            scroll_bar = 0 if self.verticalScrollBar().isVisible() else self.verticalScrollBar().sizeHint().width()
+            chrome = dock.width() - self.viewport().width() + scroll_bar  # the dock's frame, the scroll bar
+            window.resizeDocks([dock], [need + chrome], Qt.Orientation.Horizontal)
 
     def sizeHint(self):  # noqa: N802
         inner = self.widget()
@@ -105,6 +139,7 @@ class Docks:
                 | QDockWidget.DockWidgetFeature.DockWidgetFloatable
             )
             dock.visibilityChanged.connect(lambda visible, pid=pid: on_visibility(pid, visible))
+            dock.visibilityChanged.connect(lambda visible, scroll=scroll: visible and scroll.schedule_widen())
             self.classes[pid] = cls
             self.docks[pid] = dock
             self.slots[slot].append(pid)

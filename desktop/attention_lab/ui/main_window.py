@@ -292,10 +292,11 @@ class MainWindow(QMainWindow):
         for pid, panel in self.panels.items():
             if pid != PanelId.TOKEN_EDITOR:
                 panel.setEnabled(False)  # greyed: what they show is no longer the text
+        self._update_status()
 
     def _update_status(self) -> None:
         model = self.session.model
-        self.status.update(model, self.last_state)
+        self.status.update(model, self.last_state if self.session.text else None)
         self.setWindowTitle(tr("app.title_model", model=model_label(model)) if model is not None else tr("app.title"))
 
     # ------------------------------------------------------------------ docks and export

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from attention_lab.ui.i18n import tr
@@ -23,10 +24,31 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that gives up width: past ``max_width`` its text ends in "…" and the whole text is
+    its tooltip.  The status bar's passing messages get only what its permanent labels leave, and a model's
+    name can be long (a folder path, the demo's description)."""
+
+    def __init__(self, max_width: int, parent=None):
+        super().__init__(parent)
+        self._full = ""
+        self._max_width = max_width
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
+        self._full = text
+        self.setToolTip(text)
+        super().setText(self.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, self._max_width))
+
+    def full_text(self) -> str:
+        return self._full
+
+
 class StatusLine:
+    MODEL_MAX_WIDTH = 320  # px: at 1366 px, messages still get about half the bar
+
     def __init__(self, bar: QStatusBar):
         parent = bar.parentWidget()
-        self.model = QLabel(parent)
+        self.model = ElidedLabel(self.MODEL_MAX_WIDTH, parent)
         self.tokens = QLabel(parent)
         self.mode = QLabel(parent)
         self.time = QLabel(parent)
@@ -71,4 +93,7 @@ class StatusLine:
             mode = tr("status.mode_causal" if state.causal else "status.mode_bidirectional")
             self.mode.setText(f"{mode} · {tr('status.layer', layer=state.layer)}")
             self.time.setText(tr("status.time", ms=fixed(state.seconds * 1000, 0)))
+        else:  # no analysis of the text in the field (none yet, or the text is empty): no stale count
+            for label in (self.tokens, self.mode, self.time):
+                label.setText("")
         self.busy_label.setText(tr("status.busy"))

@@ -72,6 +72,9 @@ class LeakagePanel(Panel):
         self.at_label = QLabel(self)
         self.at = QComboBox(self)
         self.at.setObjectName("leakage.at")
+        # its longest item ("final state (after ln_f)") set the controls row past a laptop's dock
+        self.at.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.at.setMinimumContentsLength(10)
         self.at.currentIndexChanged.connect(lambda _i: self._render_bars())
 
         controls = QHBoxLayout()
@@ -108,6 +111,7 @@ class LeakagePanel(Panel):
         self.bar_plot.scene().sigMouseMoved.connect(self._bar_hover)
 
         self.layers_title = QLabel(self)
+        self.layers_title.setWordWrap(True)  # one line of it is wider than a laptop's dock
         self.layers_view = pg.GraphicsLayoutWidget(self)
         self.layers_view.setBackground("w")
         self.layers_view.setMinimumHeight(110)

@@ -158,6 +158,8 @@ class MaskPanel(Panel):
         self.edit_line.setPos(-10)
         self.leak_plot.addItem(self.edit_line)
         self._leak_texts = TextPool(self.leak_plot, anchor=(0.5, 1.0))
+        for plot in (self.sums_plot, self.leak_plot):  # side by side, each at make_plot's 220 px: wider than a laptop's dock
+            plot.setMinimumWidth(150)
         plots = QHBoxLayout()
         plots.addWidget(self.sums_plot)
         plots.addWidget(self.leak_plot)
@@ -173,6 +175,9 @@ class MaskPanel(Panel):
         why_layout.addWidget(self.selected_text)
         why_layout.addLayout(plots, 1)
 
+        for choice in (self.ascii_choice, self.mode_choice):  # long mode names would set the panel's minimum
+            choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            choice.setMinimumContentsLength(12)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(left)
         splitter.addWidget(self.why_box)

@@ -125,6 +125,7 @@ class PortraitPanel(Panel):
             spin.setObjectName(f"threshold.{field.name}")
             spin.valueChanged.connect(self._on_thresholds_changed)
             label = QLabel(self.threshold_box)
+            label.setWordWrap(True)  # two long rules side by side would be wider than a laptop's dock
             label.setBuddy(spin)
             row, column = divmod(index, 2)
             form.addWidget(label, row, 2 * column)

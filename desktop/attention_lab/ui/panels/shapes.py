@@ -104,8 +104,8 @@ class ShapesPanel(Panel):
         self.cost_table = QTableWidget(0, 3, self.cost_box)
         self.cost_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.cost_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.cost_table.horizontalHeader().setStretchLastSection(True)
-        self.cost_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # its formulas are wider than a laptop's dock: the table scrolls sideways rather than cut them
+        self.cost_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.cost_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.cost_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.cost_table.setWordWrap(False)
@@ -194,6 +194,8 @@ class ShapesPanel(Panel):
         table.resizeRowsToContents()
         height = table.horizontalHeader().height() + 2 * table.frameWidth()
         height += sum(table.rowHeight(r) for r in range(table.rowCount()))
+        if table.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+            height += table.horizontalScrollBar().sizeHint().height()  # room for it, should it show
         table.setFixedHeight(height + 2)
 
     def _fill_costs(self, nums: dict) -> None:

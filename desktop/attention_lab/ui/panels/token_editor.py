@@ -343,6 +343,8 @@ class TokenEditorPanel(Panel):
     def show_notice(self, message: str) -> None:
         self.message.setText(message)
         self.message.setVisible(bool(message))
+        if message and not self.editor.toPlainText():  # the count was the old text's
+            self.count.setText(tr("token_editor.empty"))
 
     def has_data(self) -> bool:
         return self.state is not None and bool(self.chips.tokens)

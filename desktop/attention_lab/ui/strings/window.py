@@ -10,8 +10,8 @@ register(
         # the model alone: Qt appends the application's display name, "Attention Lab", to the title bar
         "app.title_model": {"en": "{model}", "pt_BR": "{model}"},
         "model.demo": {
-            "en": "demo model ({layers} layers × {heads} heads, {tokenizer})",
-            "pt_BR": "modelo de demonstração ({layers} camadas × {heads} cabeças, {tokenizer})",
+            "en": "demo model ({layers}×{heads}, {tokenizer})",
+            "pt_BR": "modelo de demonstração ({layers}×{heads}, {tokenizer})",
         },
         "model.demo.gpt2_tokenizer": {"en": "GPT-2 tokenizer", "pt_BR": "tokenizador do GPT-2"},
         "model.demo.own_bpe": {

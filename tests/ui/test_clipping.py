@@ -1,0 +1,42 @@
+"""Nothing a learner must read is cut at 1366×768 (issue 14), in either language.
+
+The window is sized to a laptop's screen (less a title bar and a taskbar), every dock is shown, every tab
+opened once and the lab tour opened; then every visible label, table header and plot title is measured
+against the room it is given (``visible_texts.clipped_texts``).  Word wrap, eliding with a tooltip and a
+vertical scroll area are all fine; silent clipping is not.  A failure lists each cut text with the pixels
+it needs and has: fix the panel's layout (wrap, elide with a tooltip, a shorter string), not the test.
+"""
+
+from __future__ import annotations
+
+import pytest
+from visible_texts import clipped_texts, open_everything
+
+LAPTOP = (1366, 768)
+DESKTOP_CHROME_PX = 60  # a window manager's title bar and a taskbar
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_nothing_is_cut_on_a_laptop_screen(qtbot, make_window, language):
+    window = make_window(model_spec="demo", language=language)
+    window.resize(LAPTOP[0], LAPTOP[1] - DESKTOP_CHROME_PX)
+    open_everything(qtbot, window)
+    qtbot.wait(300)
+    found = []
+    for dock in window.docks.values():  # each tab group: every dock once in front, its texts measured
+        dock.raise_()
+        qtbot.wait(100)
+        found += [line for line in clipped_texts(window) if line not in found]
+    # the passing messages a learner reads in the status bar, beside its permanent labels
+    from attention_lab.ui.i18n import tr
+    from attention_lab.ui.model_label import model_label
+    from attention_lab.ui.number_format import fixed
+
+    for message in (
+        tr("status.loaded", name=model_label(window.session.model)),
+        tr("kvbench.status", x=fixed(1.56, 2), identical=tr("kvbench.yes", k=20)),
+    ):
+        window.statusBar().showMessage(message)
+        qtbot.wait(50)
+        found += [line for line in clipped_texts(window) if line.startswith("status bar")]
+    assert not found, f"{language}: {len(found)} texts cut at {LAPTOP[0]}×{LAPTOP[1]}:\n" + "\n".join(found)
