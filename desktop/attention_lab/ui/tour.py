@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 from attention_lab.core.jobs import TOUR_FACT, text_key
 from attention_lab.core.lens import MaskMode
 from attention_lab.core.roles import ROLES, where_sentence
-from attention_lab.core.tour import Fact, TourContext, TourProgress, TourStep, repeated_words_text
+from attention_lab.core.tour import CHAPTER, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
@@ -658,7 +658,10 @@ class TourDock(QDockWidget):
         where = tr("tour.counter.lab", lab=step.lab_step) if step.lab_step else tr("tour.counter.prose")
         self.counter.setText(f"{tr('tour.counter', i=progress.index + 1, count=progress.count)} · {where}")
         self.title.setText(tr(f"tour.step.{step.key}.title"))
-        self.text.setText(tr(f"tour.step.{step.key}.body", new=self._new_token_count()))
+        cfg = self.window_.session.model.lens.config if self.window_.session.model is not None else CHAPTER
+        # the loaded model's numbers (the chapter's GPT-2 small before one is loaded)
+        self.text.setText(tr(f"tour.step.{step.key}.body", new=self._new_token_count(),
+                             d=cfg.n_embd, heads=cfg.n_head, dk=cfg.head_dim))
         self.back_button.setText(tr("tour.back"))
         self.back_button.setEnabled(not progress.at_start)
         self.next_button.setText(tr("tour.finish") if progress.at_end else tr("tour.next"))
