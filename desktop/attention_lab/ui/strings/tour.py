@@ -121,11 +121,11 @@ register(
         "tour.step.budget.body": {
             "en": "The chapter's first idea. Every row of an attention map sums to 1: a token has a fixed budget of "
             "attention, so one head must <i>choose</i> where it goes. The head grid shows one query token's row in "
-            "every head of the layer, and under them their average — the single blurred row one head would have to "
+            "every head of the layer, and above them their average — the single blurred row one head would have to "
             "settle for. Pick any other query token in the view.",
             "pt_BR": "A primeira ideia do capítulo. Cada linha de um mapa de atenção soma 1: um token tem um orçamento "
             "fixo de atenção, então uma cabeça precisa <i>escolher</i> para onde ele vai. A grade de cabeças mostra a "
-            "linha de um token de consulta em cada cabeça da camada e, embaixo, a média delas — a única linha "
+            "linha de um token de consulta em cada cabeça da camada e, acima delas, a média — a única linha "
             "borrada com que uma só cabeça teria de se contentar. Escolha qualquer outro token de consulta na vista.",
         },
         "tour.step.portrait.title": {"en": "Portrait of the heads of layer 0", "pt_BR": "Retrato das cabeças da camada 0"},
