@@ -339,14 +339,12 @@ register(
             "en": "Appending “{appended}” instead of “{reference}” leaves the earlier keys and values unchanged under "
             "the mask (largest difference {causal_kv_max}; without it up to {bidir_max} from layer 1 on), so they can "
             "be cached. Your benchmark: {new_tokens} new tokens in {with_s} s with the cache and {without_s} s "
-            "without, {speedup}× faster; without the cache each token cost {slope_ms_without} ms more than the one "
-            "before, with it {slope_ms_with} ms. Identical tokens both ways: {identical}. The cache held {positions} "
+            "without, {speedup}× faster. Identical tokens both ways: {identical}. The cache held {positions} "
             "positions ({cache_bytes}).",
             "pt_BR": "Acrescentar “{appended}” em vez de “{reference}” deixa as chaves e os valores anteriores "
             "inalterados com a máscara (maior diferença {causal_kv_max}; sem ela até {bidir_max} a partir da camada 1), "
             "então eles podem ir para o cache. O seu benchmark: {new_tokens} tokens novos em {with_s} s com o cache e "
-            "{without_s} s sem, {speedup}× mais rápido; sem o cache cada token custou {slope_ms_without} ms a mais "
-            "que o anterior, com ele {slope_ms_with} ms. Tokens idênticos nos dois modos: {identical}. O cache "
+            "{without_s} s sem, {speedup}× mais rápido. Tokens idênticos nos dois modos: {identical}. O cache "
             "guardou {positions} posições ({cache_bytes}).",
         },
         "tour.fact.kvcache.done.unclear": {
