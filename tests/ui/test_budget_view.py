@@ -18,19 +18,7 @@ from attention_lab.ui.i18n import translator  # noqa: E402
 from attention_lab.ui.panels.panel_kit import fmt_number  # noqa: E402
 from attention_lab.ui.panels.head_grid import BUDGET, SIDE_BY_SIDE, VIEWS, HeadGridPanel  # noqa: E402
 
-from state_factory import build_state, load  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def english():
-    translator.set_language("en")
-    yield
-    translator.set_language("en")
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tiny_checkpoint):
-    return load(tiny_checkpoint)
+from state_factory import build_state  # noqa: E402  (tiny_model, English: tests/ui/conftest.py)
 
 
 def _grid(qtbot, state):
