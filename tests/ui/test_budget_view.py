@@ -18,19 +18,7 @@ from attention_lab.ui.i18n import translator  # noqa: E402
 from attention_lab.ui.panels.panel_kit import fmt_number  # noqa: E402
 from attention_lab.ui.panels.head_grid import BUDGET, SIDE_BY_SIDE, VIEWS, HeadGridPanel  # noqa: E402
 
-from state_factory import build_state, load  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def english():
-    translator.set_language("en")
-    yield
-    translator.set_language("en")
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tiny_checkpoint):
-    return load(tiny_checkpoint)
+from state_factory import build_state  # noqa: E402  (tiny_model, English: tests/ui/conftest.py)
 
 
 def _grid(qtbot, state):
@@ -54,34 +42,34 @@ def test_budget_view_shows_the_verbs_row_in_every_head_and_their_average(qtbot, 
     expected = budget_rows(state.attention_causal, query)
     drawn = view.image.image
     heads = tiny_model.lens.config.n_head
-    assert drawn.shape == (heads + 1, query + 1)  # a row per head, then the average
-    assert np.allclose(drawn[:heads], expected.rows.numpy(), atol=1e-6)
-    assert np.allclose(drawn[heads], expected.average.numpy(), atol=1e-6)
+    assert drawn.shape == (heads + 1, query + 1)  # the average on top, then a row per head
+    assert np.allclose(drawn[0], expected.average.numpy(), atol=1e-6)
+    assert np.allclose(drawn[1:], expected.rows.numpy(), atol=1e-6)
     text = view.summary_text()
-    assert f"{heads} heads of layer {state.layer}" in text
-    assert f"its largest weight is {fmt_number(expected.average_top_weight, 2)}" in text
+    assert f"The {heads} heads of layer {state.layer}" in text
+    assert f"at most {fmt_number(expected.average_top_weight, 2)}" in text
     assert f"on {len(expected.keys_chosen)} different tokens" in text
 
     # the learner picks another query: new numbers
     view.set_query(2)
     other = budget_rows(state.attention_causal, 2)
     assert view.rows().query == 2 and view.image.image.shape == (heads + 1, 3)
-    assert np.allclose(view.image.image[heads], other.average.numpy(), atol=1e-6)
+    assert np.allclose(view.image.image[0], other.average.numpy(), atol=1e-6)
     assert view.summary_text() != text
     # the choice is kept for a new layer of the same text, reset for a new text
     panel.show_state(build_state(tiny_model, layer=1))
     assert view.query() == 2
-    assert np.allclose(view.image.image[:heads], budget_rows(panel.state.attention_causal, 2).rows.numpy(), atol=1e-6)
+    assert np.allclose(view.image.image[1:], budget_rows(panel.state.attention_causal, 2).rows.numpy(), atol=1e-6)
     new_text = build_state(tiny_model, "A cat sat on the mat and the dog slept")
     panel.show_state(new_text)
     assert view.query() == default_query(new_text.attention_causal, new_text.tokens)
 
     # the selected head is outlined; Portuguese words
     panel.head_spin.setValue(3)
-    assert view.outline.rect().top() == 3
+    assert view.outline.rect().top() == 3 + 1  # under the average row
     translator.set_language("pt_BR")
     assert panel.view_combo.itemText(VIEWS.index(BUDGET)).startswith("orçamento fixo")
-    assert "cabeças da camada" in view.summary_text()
+    assert "cabeças da camada" in view.summary_text() and "Primeira linha: a média" in view.summary_text()
     # and back to the maps
     panel.set_view(SIDE_BY_SIDE)
     assert panel.head_view.isVisible() and not view.isVisible()

@@ -18,6 +18,7 @@ from attention_lab.core import analysis
 from attention_lab.core.ablation import run_rank_heads
 from attention_lab.core.lab import SEED_TEXT
 from attention_lab.core.budget import budget_rows, default_query
+from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.masks import cache_positions_per_layer
 from attention_lab.core.roles import where_sentence
 from attention_lab.core.tour import STEP_KEYS, STEPS
@@ -328,6 +329,7 @@ def test_step_5_runs_the_benchmark_only_when_asked(qtbot, make_window):
     # "× faster" only for a clear gain; below it the ratio is said with what it means
     assert (format_value("speedup", result.speedup) + "×" in text) == result.clear
     assert format_value("speedup", result.speedup) in text
+    assert plain(growth_sentence(result, "en")) in text  # the fitted slopes in words, from the run
     assert format_value("with_s", result.seconds_with_cache) in text
     assert "yes" in text and dock.run_button.isEnabled()
 

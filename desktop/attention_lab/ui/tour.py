@@ -42,8 +42,9 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.jobs import TOUR_FACT, text_key
 from attention_lab.core.lens import MaskMode
+from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
-from attention_lab.core.tour import TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
+from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import fixed, integer, significant
@@ -557,11 +558,20 @@ class TourDock(QDockWidget):
             where = found.get(role)
             if where is None:
                 continue
+            if where.here and role in ("positional", "sink"):
+                continue  # the fact itself lists this layer's positional and sink heads with their numbers
             lines.append(html.escape(where_sentence(where, translator.language)))
             if not where.here and where.nearest() and self._role_target is None:
                 hit = where.nearest()[0]
                 self._role_target = (role, hit.layer, hit.head)
         return "<br>".join(lines)
+
+    def _growth_line(self, fact: Fact) -> str:
+        """Step 5: the fitted growth per position in words (core.kvbench.growth_sentence: a slope
+        lost in the noise is said so, never "−0.1 ms more")."""
+        if not fact.key.startswith("kvcache.done") or self._kv_result is None:
+            return ""
+        return html.escape(growth_sentence(self._kv_result[1], translator.language))
 
     def show_role_head(self) -> None:
         """Switch the grid to the layer of the step's missing role and enlarge its strongest head."""
@@ -573,8 +583,8 @@ class TourDock(QDockWidget):
         self._role_target = None
         if self.fact is not None:
             self.fact_caption.setText(tr("tour.measured", model=html.escape(self.fact_model)))
-            roles_text = self._role_lines(self.fact)
-            self.fact_label.setText(format_fact(self.fact) + (f"<br><br>{roles_text}" if roles_text else ""))
+            extra = self._role_lines(self.fact) or self._growth_line(self.fact)
+            self.fact_label.setText(format_fact(self.fact) + (f"<br><br>{extra}" if extra else ""))
             block = self.fact.block
             if block:
                 shown, n = self.fact.values.get("shown"), self.fact.values.get("n")
@@ -668,7 +678,10 @@ class TourDock(QDockWidget):
         where = tr("tour.counter.lab", lab=step.lab_step) if step.lab_step else tr("tour.counter.prose")
         self.counter.setText(f"{tr('tour.counter', i=progress.index + 1, count=progress.count)} · {where}")
         self.title.setText(tr(f"tour.step.{step.key}.title"))
-        self.text.setText(tr(f"tour.step.{step.key}.body", new=self._new_token_count(), w=TOUR_WINDOW))
+        cfg = self.window_.session.model.lens.config if self.window_.session.model is not None else CHAPTER
+        # the loaded model's numbers (the chapter's GPT-2 small before one is loaded)
+        self.text.setText(tr(f"tour.step.{step.key}.body", new=self._new_token_count(),
+                             d=cfg.n_embd, heads=cfg.n_head, dk=cfg.head_dim, w=TOUR_WINDOW))
         self.back_button.setText(tr("tour.back"))
         self.back_button.setEnabled(not progress.at_start)
         self.next_button.setText(tr("tour.finish") if progress.at_end else tr("tour.next"))

@@ -2,7 +2,7 @@
 
 Every row of attention sums to 1, so one head must choose where its budget goes.  The view
 shows the chosen query's row in each head of the layer (one row of a heatmap per head) and,
-under them, the heads' average -- the single blurred row one head would have to settle for.
+above them, the heads' average -- the single blurred row one head would have to settle for.
 The numbers come from :func:`core.budget.budget_rows` on the current analysis state; the
 query opens on :func:`core.budget.default_query` (the chapter's verb, "bit" / "mordeu", or
 where the heads disagree most) and the learner can pick any position.  The head the grid has
@@ -15,8 +15,8 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from attention_lab.core.budget import BudgetRows, budget_rows, default_query
 from attention_lab.ui.i18n import tr
@@ -58,7 +58,7 @@ class BudgetView(QWidget):
         self.bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=False, width=14)
         self.bar.setImageItem(self.image)
         self.view.addItem(self.bar, row=0, col=1)
-        # the average row sits under a white gap: it is not one more head
+        # the average row sits apart, above a white gap: it is not one more head
         self.gap = pg.InfiniteLine(angle=0, pen=pg.mkPen("w", width=6))
         self.plot.addItem(self.gap)
         self.outline = pg.QtWidgets.QGraphicsRectItem()
@@ -66,15 +66,23 @@ class BudgetView(QWidget):
         self.outline.setZValue(10)
         self.plot.addItem(self.outline)
         self._cells = TextPool(self.plot)
+        self.view.setMinimumHeight(120)
+        # the words never make the dock scroll: the map beside them sets the height (its rows are the point)
+        self.explain.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
+        self.explain.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         row = QHBoxLayout()
         row.addWidget(self.query_label)
         row.addWidget(self.query_combo)
         row.addStretch(1)
-        layout = QVBoxLayout(self)
+        # the words beside the map, not above it: on a laptop screen the heads' dock is short,
+        # and the map (a row per head) needs the height
+        side = QVBoxLayout()
+        side.addLayout(row)
+        side.addWidget(self.explain, 1)
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(row)
-        layout.addWidget(self.explain)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(self.view, 3)
+        layout.addLayout(side, 2)
         self.retranslate()
 
     # ------------------------------------------------------------------ public
@@ -132,11 +140,12 @@ class BudgetView(QWidget):
         rows = budget_rows(self._attention(), query)
         self._rows = rows
         heads, keys = rows.heads, query + 1
-        table = np.vstack([rows.rows.numpy(), rows.average.numpy()[None]]).astype(np.float32)
+        # the average on top: on a short dock it stays in sight, the heads' rows scroll under it
+        table = np.vstack([rows.average.numpy()[None], rows.rows.numpy()]).astype(np.float32)
         self.image.setImage(table, autoLevels=False, levels=(0.0, 1.0))
         self.image.setRect(QRectF(0, 0, keys, heads + 1))
-        self.gap.setValue(heads)
-        labels = [(h + 0.5, tr("budget.head", head=h)) for h in range(heads)] + [(heads + 0.5, tr("budget.average"))]
+        self.gap.setValue(1)
+        labels = [(0.5, tr("budget.average"))] + [(h + 1.5, tr("budget.head", head=h)) for h in range(heads)]
         set_ticks(self.plot.getAxis("left"), [labels, []])
         fit_token_ticks(self.plot, "bottom", state.tokens[:keys])
         set_axis_label(self.plot, "bottom", tr("budget.key_axis"))
@@ -155,7 +164,7 @@ class BudgetView(QWidget):
         if self._rows is None:
             return
         head = min(self._head, self._rows.heads - 1)
-        self.outline.setRect(QRectF(0, head, self._rows.query + 1, 1))
+        self.outline.setRect(QRectF(0, head + 1, self._rows.query + 1, 1))  # row 0 is the average
 
     @staticmethod
     def _explanation(rows: BudgetRows, state) -> str:

@@ -235,6 +235,7 @@ class KVBenchPanel(Panel):
         split.addWidget(self.results_box)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setSizes([600, 400])  # the curves and their fitted lines need the width more than the words
         layout = QVBoxLayout(tab)
         layout.addLayout(controls)
         layout.addLayout(buttons)

@@ -2,7 +2,7 @@
 
 With the causal mask, every position before the edit changes by exactly 0 -- the future
 cannot reach the past, which is what makes next-token training honest and the KV cache
-possible.  Without the mask (bidirectional, RoBERTa-style) the edit leaks into every
+possible.  Without the mask (bidirectional: the same weights with the mask removed) the edit leaks into every
 position.  The bars show the relative change ‖h′ − h‖ / ‖h‖ per position for both modes
 side by side, exact zeros labelled as such; the heatmaps show it layer by layer.
 """

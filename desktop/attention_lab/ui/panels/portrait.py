@@ -134,8 +134,9 @@ class PortraitPanel(Panel):
             self._spin_labels[field.name] = label
         self.reset_button = QPushButton(self.threshold_box)
         self.reset_button.clicked.connect(self.reset_thresholds)
-        form.addWidget(self.reset_button, 0, 4)
-        form.setColumnStretch(5, 1)
+        rows = (len(self._spins) + 1) // 2  # under the last column's spin box: no extra column widens the panel
+        form.addWidget(self.reset_button, rows - 1 if len(self._spins) % 2 else rows, 3)
+        form.setColumnStretch(4, 1)
         self.threshold_box.setLayout(form)
 
         self.table = QTableWidget(0, len(COLUMNS), self)

@@ -10,6 +10,7 @@ end with a "cut" marker.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -350,7 +351,7 @@ class TokenEditorPanel(Panel):
         return self.state is not None and bool(self.chips.tokens)
 
     def retranslate(self) -> None:
-        self.explain.setText(tr("token_editor.explain"))
+        self._explain_tokenizer()
         self.editor.setPlaceholderText(tr("token_editor.placeholder"))
         self.bos.setText(tr("token_editor.bos"))
         self.bos.setToolTip(tr("token_editor.bos_tip"))
@@ -368,8 +369,16 @@ class TokenEditorPanel(Panel):
             self.replace_label.setText(tr("token_editor.replace_none"))
             self.predictions_label.setText("")
 
+    def _explain_tokenizer(self) -> None:
+        """Name the loaded model's tokenizer (the demo's own 8192-token BPE is not GPT-2's)."""
+        model = self.state.model if self.state is not None else None
+        tokenizer = (tr("token_editor.tokenizer", vocab=f"{model.tokenizer.vocab_size:,}".replace(",", "\u202f"),
+                        model=html.escape(model.name)) if model is not None else tr("token_editor.tokenizer.none"))
+        self.explain.setText(tr("token_editor.explain", tokenizer=tokenizer))
+
     def show_state(self, state) -> None:
         self.state = state
+        self._explain_tokenizer()
         n = state.n_tokens
         self.count.setText(tr("token_editor.count", n=n))
         cut = state.original_length - n

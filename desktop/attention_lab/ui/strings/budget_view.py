@@ -11,24 +11,21 @@ register(
         "budget.average": {"en": "average", "pt_BR": "média"},
         "budget.head": {"en": "H{head}", "pt_BR": "H{head}"},
         "budget.title": {
-            "en": "Where “{token}” (query {query}) spends its budget in each head of layer {layer}",
-            "pt_BR": "Onde “{token}” (consulta {query}) gasta o seu orçamento em cada cabeça da camada {layer}",
+            "en": "row of “{token}” (query {query}), layer {layer}",
+            "pt_BR": "linha de “{token}” (consulta {query}), camada {layer}",
         },
         "budget.key_axis": {"en": "key (source) →", "pt_BR": "chave (origem) →"},
         "budget.explain": {
-            "en": "<b>A fixed budget is why there are many heads.</b> Every row of attention sums to 1, so one "
-            "head must <i>choose</i> where its weight goes. Here the row of “{token}” in each of the {heads} heads "
-            "of layer {layer}: their largest weights land on {chosen} different tokens, at up to {top} "
-            "(H{top_head} on “{top_token}”). The bottom row is their average — the single blurred row one head "
-            "would have to settle for: its largest weight is {avg_top} (on “{avg_token}”), its entropy {avg_entropy} "
-            "nats against {head_entropy} for a head on average. Many heads attend to several things at once.",
-            "pt_BR": "<b>Um orçamento fixo é o motivo de haver muitas cabeças.</b> Cada linha de atenção soma 1, "
-            "então uma cabeça precisa <i>escolher</i> para onde vai o seu peso. Aqui a linha de “{token}” em cada "
-            "uma das {heads} cabeças da camada {layer}: os seus maiores pesos caem em {chosen} tokens diferentes, "
-            "até {top} (H{top_head} em “{top_token}”). A última linha é a média delas — a única linha borrada com "
-            "que uma só cabeça teria de se contentar: o seu maior peso é {avg_top} (em “{avg_token}”), a sua "
-            "entropia {avg_entropy} nats contra {head_entropy} de uma cabeça em média. Muitas cabeças atendem a "
-            "várias coisas ao mesmo tempo.",
+            "en": "<b>A fixed budget.</b> Every row sums to 1, so one head must <i>choose</i>. The {heads} heads of "
+            "layer {layer} spend the budget of “{token}” on {chosen} different tokens, up to {top} (H{top_head} on "
+            "“{top_token}”). Top row: their average, the blurred row one head would settle for — at most {avg_top} "
+            "(on “{avg_token}”), entropy {avg_entropy} nats against {head_entropy} per head. Many heads attend to "
+            "several things at once.",
+            "pt_BR": "<b>Um orçamento fixo.</b> Cada linha soma 1, então uma cabeça precisa <i>escolher</i>. As "
+            "{heads} cabeças da camada {layer} gastam o orçamento de “{token}” em {chosen} tokens diferentes, até "
+            "{top} (H{top_head} em “{top_token}”). Primeira linha: a média delas, a linha borrada com que uma só cabeça "
+            "se contentaria — no máximo {avg_top} (em “{avg_token}”), entropia {avg_entropy} nats contra "
+            "{head_entropy} por cabeça. Muitas cabeças atendem a várias coisas ao mesmo tempo.",
         },
         "budget.first": {
             "en": "<b>A fixed budget.</b> Query 0 can only look at itself: its whole budget (1) goes to token 0 in "

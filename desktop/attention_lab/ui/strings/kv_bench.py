@@ -42,7 +42,7 @@ register(
             "pt_BR": "Quanto mais longa a geração, mais prefixo o cache evita recalcular: o contraste cresce.",
         },
         "kvbench.growth": {"en": "Growth per position", "pt_BR": "Crescimento por posição"},
-        "kvbench.fit": {"en": "fitted line: {slope} ms per position", "pt_BR": "reta ajustada: {slope} ms por posição"},
+        "kvbench.fit": {"en": "fit: {slope} ms/position", "pt_BR": "ajuste: {slope} ms/posição"},
         "kvbench.status.unclear": {
             "en": "KV cache: no clear gain in this run (without ÷ with = {x}); identical output: {identical}",
             "pt_BR": "Cache KV: nenhum ganho claro nesta execução (sem ÷ com = {x}); saída idêntica: {identical}",
@@ -98,13 +98,13 @@ register(
         },
         # ---- K/V stability
         "kvstab.explain": {
-            "en": "<b>Why the cache works, and why RoBERTa can't use it.</b> Append one token to your text, "
+            "en": "<b>Why the cache works, and why the same weights without the mask couldn't use it.</b> Append one token to your text, "
             "recompute everything, and measure how much the keys and values of the <i>earlier</i> positions "
             "changed (‖k′ − k‖ / ‖k‖ per layer and position, all heads). Under the causal mask: exactly 0, so "
             "they can be stored. Without the mask, the new token reaches every position from layer 1 on. "
             "Layer 0 is equal in both modes: its K and V are computed from the embeddings alone (token + "
             "position), before any attention has mixed positions.",
-            "pt_BR": "<b>Por que o cache funciona, e por que o RoBERTa não pode usá-lo.</b> Acrescente um token ao "
+            "pt_BR": "<b>Por que o cache funciona, e por que os mesmos pesos sem a máscara não poderiam usá-lo.</b> Acrescente um token ao "
             "seu texto, recalcule tudo e meça quanto as chaves e os valores das posições <i>anteriores</i> mudaram "
             "(‖k′ − k‖ / ‖k‖ por camada e posição, todas as cabeças). Com a máscara causal: exatamente 0, então "
             "podem ser guardados. Sem a máscara, o token novo alcança todas as posições a partir da camada 1. "

@@ -65,19 +65,10 @@ register(
             "pt_BR": "Indução: numa sequência aleatória repetida duas vezes, o peso que a cabeça dá ao token logo "
             "depois da cópia anterior do token atual (calculado uma vez por modelo).",
         },
-        "portrait.threshold.positional_tolerance": {
-            "en": "positional: |distance − 1| ≤",
-            "pt_BR": "posicional: |distância − 1| ≤",
-        },
-        "portrait.threshold.positional_entropy": {
-            "en": "positional: entropy ≤ × even",
-            "pt_BR": "posicional: entropia ≤ × uniforme",
-        },
-        "portrait.threshold.previous_token": {
-            "en": "previous-token: weight on i−1 ≥",
-            "pt_BR": "token anterior: peso em i−1 ≥",
-        },
-        "portrait.threshold.sink": {"en": "sink: weight on token 0 ≥", "pt_BR": "vala: peso no token 0 ≥"},
+        "portrait.threshold.positional_tolerance": {"en": "positional: |dist − 1| ≤", "pt_BR": "posicional: |dist − 1| ≤"},
+        "portrait.threshold.positional_entropy": {"en": "and entropy ≤ × even", "pt_BR": "e entropia ≤ × uniforme"},
+        "portrait.threshold.previous_token": {"en": "previous-token: i−1 ≥", "pt_BR": "token anterior: i−1 ≥"},
+        "portrait.threshold.sink": {"en": "sink: token 0 ≥", "pt_BR": "vala: token 0 ≥"},
         "portrait.threshold.induction": {"en": "induction: score ≥", "pt_BR": "indução: pontuação ≥"},
         "portrait.role.previous-token": {"en": "previous-token", "pt_BR": "token anterior"},
         "portrait.role.sink": {"en": "sink", "pt_BR": pt("sink")},

@@ -7,12 +7,22 @@ register(
     {
         "token_editor.title": {"en": "Tokens", "pt_BR": "Tokens"},
         "token_editor.explain": {
-            "en": "<b>GPT-2 reads tokens, not words.</b> Each chip: position · id, and the token's text "
-            "(␣ = a leading space, GPT-2's “Ġ”). Click a chip to pick the <b>edited position</b>, then a "
-            "replacement: the Leakage panel measures how much every position changes.",
-            "pt_BR": "<b>O GPT-2 lê tokens, não palavras.</b> Cada ficha: posição · id, e o texto do token "
-            "(␣ = espaço no início, o “Ġ” do GPT-2). Clique numa ficha para escolher a <b>posição editada</b> e "
-            "depois uma substituição: o painel Vazamento mede quanto cada posição muda.",
+            "en": "<b>The model reads tokens, not words</b> — those of its own tokenizer: {tokenizer}. Each chip: "
+            "position · id, and the token's text (␣ = a leading space, which byte-level BPE vocabularies such as "
+            "GPT-2's write “Ġ”). Click a chip to pick the <b>edited position</b>, then a replacement: the Leakage "
+            "panel measures how much every position changes.",
+            "pt_BR": "<b>O modelo lê tokens, não palavras</b> — os do seu próprio tokenizador: {tokenizer}. Cada "
+            "ficha: posição · id, e o texto do token (␣ = espaço no início, que vocabulários BPE de bytes como o do "
+            "GPT-2 escrevem “Ġ”). Clique numa ficha para escolher a <b>posição editada</b> e depois uma "
+            "substituição: o painel Vazamento mede quanto cada posição muda.",
+        },
+        "token_editor.tokenizer": {
+            "en": "{vocab} tokens, the one of {model}",
+            "pt_BR": "{vocab} tokens, o de {model}",
+        },
+        "token_editor.tokenizer.none": {
+            "en": "none loaded yet",
+            "pt_BR": "nenhum carregado ainda",
         },
         "token_editor.placeholder": {
             "en": "Type a sentence… (e.g. The big dog bit the mailman yesterday)",

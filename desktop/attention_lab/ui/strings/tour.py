@@ -62,11 +62,17 @@ register(
         },
         "tour.step.maps.title": {"en": "Causal and bidirectional, side by side", "pt_BR": "Causal e bidirecional, lado a lado"},
         "tour.step.maps.body": {
-            "en": "The same input with causal=True (GPT-2) and causal=False (RoBERTa); everything else is identical. "
+            "en": "The same input with causal=True (GPT-2) and causal=False: the same GPT-2 weights with the mask "
+            "removed; everything else is identical. (No bidirectionally trained model ships here: a real RoBERTa was "
+            "trained without the mask, so its heads learned to use the words on both sides; these weights never saw "
+            "the future.) "
             "The <b>Heads</b> panel opens the head whose two maps differ the most: with the mask its upper triangle "
             "is empty, without it every token also looks at the words after it. Ctrl+M switches all the heads of the "
             "layer between the two modes.",
-            "pt_BR": "A mesma entrada com causal=True (GPT-2) e causal=False (RoBERTa); todo o resto é idêntico. O "
+            "pt_BR": "A mesma entrada com causal=True (GPT-2) e causal=False: os mesmos pesos do GPT-2 com a máscara "
+            "removida; todo o resto é idêntico. (Nenhum modelo treinado de forma bidirecional vem aqui: um RoBERTa de "
+            "verdade foi treinado sem a máscara, então as cabeças dele aprenderam a usar as palavras dos dois lados; "
+            "estes pesos nunca viram o futuro.) O "
             "painel <b>Cabeças</b> abre a cabeça cujos dois mapas mais diferem: com a máscara o triângulo de cima fica "
             "vazio, sem ela cada token também olha para as palavras que vêm depois. Ctrl+M alterna todas as cabeças "
             "da camada entre os dois modos.",
@@ -76,22 +82,28 @@ register(
             "pt_BR": "Multi-head não custa mais que uma cabeça",
         },
         "tour.step.multihead_cost.body": {
-            "en": "Divide, don't multiply: instead of twelve heads of 768 dimensions each, GPT-2 splits its 768 "
-            "dimensions into twelve slices of 64. One matmul (c_attn) makes Q, K and V; a reshape separates the "
+            "en": "Divide, don't multiply: instead of {heads} heads of {d} dimensions each, the loaded model splits "
+            "its {d} dimensions into {heads} slices of {dk} (GPT-2 small, the chapter's model, splits 768 into 12 × "
+            "64). One matmul (c_attn) makes Q, K and V; a reshape separates the "
             "heads. The <b>Shapes</b> panel lists the shapes your text really produced, and the arithmetic below them.",
-            "pt_BR": "Dividir, não multiplicar: em vez de doze cabeças de 768 dimensões cada, o GPT-2 divide as suas "
-            "768 dimensões em doze fatias de 64. Uma matmul (c_attn) produz Q, K e V; um reshape separa as cabeças. "
+            "pt_BR": "Dividir, não multiplicar: em vez de {heads} cabeças de {d} dimensões cada, o modelo carregado "
+            "divide as suas {d} dimensões em {heads} fatias de {dk} (o GPT-2 small, o modelo do capítulo, divide 768 "
+            "em 12 × 64). Uma matmul (c_attn) produz Q, K e V; um reshape separa as cabeças. "
             "O painel <b>Dimensões</b> lista as formas que o seu texto produziu de fato, e a conta logo abaixo.",
         },
         "tour.step.wo_mixes.title": {"en": "W^O mixes the heads", "pt_BR": "W^O mistura as cabeças"},
         "tour.step.wo_mixes.body": {
-            "en": "Without W^O the heads would sit in sealed compartments, each writing into its own slice and never "
-            "talking to each other. W^O (c_proj in GPT-2) lets information from head 3 influence the dimensions "
-            "head 7 uses. The tour nudged each head's values and counted which output dimensions of the attention "
+            "en": "Each head writes its result into its own slice of the concatenated vector. The split alone keeps "
+            "it there: without W^O, head 3's result would leave the attention block in head 3's dimensions only "
+            "(later, the next layer's projections and the MLP do read every dimension). W^O (c_proj in GPT-2) is a "
+            "d × d matrix that, inside the block, writes every head's slice into every output dimension, so the heads' "
+            "findings are combined before they join the residual stream. The tour nudged each head's values and counted which output dimensions of the attention "
             "block moved: with c_proj, and with c_proj replaced by the identity.",
-            "pt_BR": "Sem W^O as cabeças ficariam em compartimentos estanques, cada uma escrevendo na sua fatia e "
-            "nunca conversando. É W^O (c_proj no GPT-2) que permite que a informação da cabeça 3 influencie as "
-            "dimensões que a cabeça 7 usa. O tour cutucou os valores de cada cabeça e contou quais dimensões da "
+            "pt_BR": "Cada cabeça escreve o seu resultado na sua própria fatia do vetor concatenado. A divisão sozinha "
+            "o deixa ali: sem W^O, o resultado da cabeça 3 sairia do bloco de atenção só nas dimensões da cabeça 3 "
+            "(depois, as projeções da camada seguinte e o MLP leem todas as dimensões). W^O (c_proj no GPT-2) é uma "
+            "matriz d × d que, dentro do bloco, escreve a fatia de cada cabeça em todas as dimensões de saída, e assim "
+            "os achados das cabeças são combinados antes de entrar no fluxo residual. O tour cutucou os valores de cada cabeça e contou quais dimensões da "
             "saída do bloco de atenção se mexeram: com o c_proj, e com o c_proj trocado pela identidade.",
         },
         "tour.step.leakage.title": {"en": "Proving there is no leakage", "pt_BR": "Provando que não há vazamento"},
@@ -109,11 +121,11 @@ register(
         "tour.step.budget.body": {
             "en": "The chapter's first idea. Every row of an attention map sums to 1: a token has a fixed budget of "
             "attention, so one head must <i>choose</i> where it goes. The head grid shows one query token's row in "
-            "every head of the layer, and under them their average — the single blurred row one head would have to "
+            "every head of the layer, and above them their average — the single blurred row one head would have to "
             "settle for. Pick any other query token in the view.",
             "pt_BR": "A primeira ideia do capítulo. Cada linha de um mapa de atenção soma 1: um token tem um orçamento "
             "fixo de atenção, então uma cabeça precisa <i>escolher</i> para onde ele vai. A grade de cabeças mostra a "
-            "linha de um token de consulta em cada cabeça da camada e, embaixo, a média delas — a única linha "
+            "linha de um token de consulta em cada cabeça da camada e, acima delas, a média — a única linha "
             "borrada com que uma só cabeça teria de se contentar. Escolha qualquer outro token de consulta na vista.",
         },
         "tour.step.portrait.title": {"en": "Portrait of the heads of layer 0", "pt_BR": "Retrato das cabeças da camada 0"},
@@ -347,14 +359,12 @@ register(
             "en": "Appending “{appended}” instead of “{reference}” leaves the earlier keys and values unchanged under "
             "the mask (largest difference {causal_kv_max}; without it up to {bidir_max} from layer 1 on), so they can "
             "be cached. Your benchmark: {new_tokens} new tokens in {with_s} s with the cache and {without_s} s "
-            "without, {speedup}× faster; without the cache each token cost {slope_ms_without} ms more than the one "
-            "before, with it {slope_ms_with} ms. Identical tokens both ways: {identical}. The cache held {positions} "
+            "without, {speedup}× faster. Identical tokens both ways: {identical}. The cache held {positions} "
             "positions ({cache_bytes}).",
             "pt_BR": "Acrescentar “{appended}” em vez de “{reference}” deixa as chaves e os valores anteriores "
             "inalterados com a máscara (maior diferença {causal_kv_max}; sem ela até {bidir_max} a partir da camada 1), "
             "então eles podem ir para o cache. O seu benchmark: {new_tokens} tokens novos em {with_s} s com o cache e "
-            "{without_s} s sem, {speedup}× mais rápido; sem o cache cada token custou {slope_ms_without} ms a mais "
-            "que o anterior, com ele {slope_ms_with} ms. Tokens idênticos nos dois modos: {identical}. O cache "
+            "{without_s} s sem, {speedup}× mais rápido. Tokens idênticos nos dois modos: {identical}. O cache "
             "guardou {positions} posições ({cache_bytes}).",
         },
         "tour.fact.kvcache.done.unclear": {
