@@ -33,11 +33,11 @@ from attention_lab.ui.i18n import tr
 from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.panels.mask_overlay import masked_overlay
 from attention_lab.ui.panels.heatmap_kit import (
     HeatImage,
     colormap,
     fit_token_ticks,
-    future_overlay,
     grid_shape,
     overlay_item,
 )
@@ -373,7 +373,7 @@ class HeadGridPanel(Panel):
         self._pool = pool
         maps = maps.numpy()
         m = maps.shape[-1]
-        overlay = future_overlay(m) if state.causal else None
+        overlay = masked_overlay(state, m, pool) if state.causal else None
         for h, (plot, image, over) in enumerate(self._grid):
             image.set_pooled(np.ascontiguousarray(maps[h]), pool, n, autoLevels=False, levels=levels)
             if overlay is not None:
@@ -454,7 +454,7 @@ class HeadGridPanel(Panel):
             image.setRect(rect)
             self._head_images[causal] = arr
             if causal:
-                over.setImage(future_overlay(n), autoLevels=False)
+                over.setImage(masked_overlay(state, n), autoLevels=False)
                 over.setRect(rect)
                 over.show()
             else:
