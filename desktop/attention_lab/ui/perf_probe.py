@@ -142,6 +142,19 @@ def _measure(beat: Heartbeat, signal, action: Callable[[], object], timeout_s: f
     return beat.max_gap * 1000.0, seconds, ok
 
 
+def _repeat(beat: Heartbeat, signal, action: Callable[[], object], args, failure: str) -> tuple[list, list, bool]:
+    """:func:`_measure` ``args.reps`` times: (stalls in ms, seconds to ``signal``, all fired)."""
+    stalls, seconds, all_fired = [], [], True
+    for _ in range(args.reps):
+        stall, took, fired = _measure(beat, signal, action, args.timeout, 300)
+        if not fired:
+            print(f"perf probe: {failure}", file=sys.stderr)
+            all_fired = False
+        stalls.append(stall)
+        seconds.append(took)
+    return stalls, seconds, all_fired
+
+
 def _hover_stall(beat: Heartbeat, window, moves: int = 60, every_ms: int = 15) -> float | None:
     """Longest stall (ms) while the mouse sweeps across the head grid's maps: each move is a
     real mouse event through the view (hover → the cell under it → status text, tooltip)."""
@@ -280,14 +293,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = 1
         else:
             panel.new_tokens.setValue(args.kv_tokens)
-            stalls, seconds = [], []
-            for _ in range(args.reps):
-                stall, took, fired = _measure(beat, panel.benchmark_finished, panel.run_benchmark, args.timeout, 300)
-                if not fired:
-                    print("perf probe: the KV benchmark did not finish", file=sys.stderr)
-                    code = 1
-                stalls.append(stall)
-                seconds.append(took)
+            stalls, seconds, all_fired = _repeat(beat, panel.benchmark_finished, panel.run_benchmark, args,
+                                                 "the KV benchmark did not finish")
+            code = code if all_fired else 1
             report["kvbench"] = {"max_stall_ms": stalls, "seconds_to_result": seconds, "new_tokens": args.kv_tokens,
                                  "first_open_stall_ms": opened_stall}
             report["kvbench"]["show_state_ms"] = panels.take()
@@ -303,14 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.docks["panel.knockout"].raise_()
             _settle(300)
             knock = window.panel("panel.knockout")
-            stalls, seconds = [], []
-            for _ in range(args.reps):
-                stall, took, fired = _measure(beat, session.ranking_ready, knock.rank, args.timeout, 300)
-                if not fired:
-                    print("perf probe: the head ranking did not finish", file=sys.stderr)
-                    code = 1
-                stalls.append(stall)
-                seconds.append(took)
+            stalls, seconds, all_fired = _repeat(beat, session.ranking_ready, knock.rank, args,
+                                                 "the head ranking did not finish")
+            code = code if all_fired else 1
             report["rank_heads"] = {"max_stall_ms": stalls, "seconds_to_result": seconds,
                                     "heads": model.lens.config.n_layer * model.lens.config.n_head,
                                     "tokens": window.last_state.n_tokens if window.last_state else None}
