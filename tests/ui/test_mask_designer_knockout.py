@@ -168,3 +168,29 @@ def test_shift_click_in_the_head_grid_knocks_the_head_out(qtbot, session, monkey
         grid._grid_click(3, (0, 0))
     assert blocker.args[0].extras["knockout"] == ((0, 3),)
     assert knock.heads() == ((0, 3),)
+
+
+def test_the_head_grid_hatches_the_designed_masks_walls_and_the_texts_name_the_mask(qtbot, model):
+    from attention_lab.core.pipeline import AnalysisRequest, compute_analysis
+    from attention_lab.ui.panels.leakage import LeakagePanel
+    from attention_lab.ui.panels.mask_overlay import masked_overlay
+
+    spec = parse_mask_spec("window:2")
+    state = compute_analysis(model, AnalysisRequest(1, TEXT, position=5, mask=spec))
+    n = state.n_tokens
+    overlay = masked_overlay(state, n)
+    factor = overlay.shape[0] // n
+    hatched = overlay[factor // 2::factor, factor // 2::factor, 3] > 0  # each cell's centre pixel
+    assert torch.equal(torch.from_numpy(hatched), ~allowed_matrix(spec, state.ids))
+    grid = HeadGridPanel()
+    qtbot.addWidget(grid)
+    grid.resize(900, 700)
+    grid.show()
+    grid.show_state(state)
+    qtbot.waitUntil(lambda: grid._grid and grid._grid[0][2].image is not None, timeout=LONG)
+    assert (grid._grid[0][2].image == overlay).all()  # the window's walls, not the causal triangle
+    leak = LeakagePanel()
+    qtbot.addWidget(leak)
+    leak.show()
+    leak.show_state(state)
+    qtbot.waitUntil(lambda: "window:2" in leak.summary.text(), timeout=LONG)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 LONG_TEXT_TOKENS = 1024
+RANK_TOKENS = 32  # the head ranking's text (issue 17: GPT-2 small's shapes, 32 tokens)
 PASSAGE = (
     "The big dog bit the mailman yesterday. A transformer reads the whole sentence at once, "
     "and every head of every layer decides where each word should look. "
@@ -143,6 +144,19 @@ def _measure(beat: Heartbeat, signal, action: Callable[[], object], timeout_s: f
     return beat.max_gap * 1000.0, seconds, ok
 
 
+def _repeat(beat: Heartbeat, signal, action: Callable[[], object], args, failure: str) -> tuple[list, list, bool]:
+    """:func:`_measure` ``args.reps`` times: (stalls in ms, seconds to ``signal``, all fired)."""
+    stalls, seconds, all_fired = [], [], True
+    for _ in range(args.reps):
+        stall, took, fired = _measure(beat, signal, action, args.timeout, 300)
+        if not fired:
+            print(f"perf probe: {failure}", file=sys.stderr)
+            all_fired = False
+        stalls.append(stall)
+        seconds.append(took)
+    return stalls, seconds, all_fired
+
+
 def _hover_stall(beat: Heartbeat, window, moves: int = 60, every_ms: int = 15) -> float | None:
     """Longest stall (ms) while the mouse sweeps across the head grid's maps: each move is a
     real mouse event through the view (hover → the cell under it → status text, tooltip)."""
@@ -173,14 +187,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--heartbeat-ms", type=int, default=5)
     parser.add_argument("--no-long-text", action="store_true", help="skip the context-long text")
     parser.add_argument("--phases", default="edit,tabs,kvbench,long_text",
-                        help="which phases to run, comma-separated (default: edit,tabs,kvbench,long_text)")
+                        help="which phases to run, comma-separated (default: edit,tabs,kvbench,long_text; "
+                             "also rank_heads: every head knocked out alone, from the knockout panel)")
     parser.add_argument("--trace-ms", type=float, default=33.0,
                         help="name the handler of every stall longer than this (default 33 ms; 0: no trace)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for each step")
 
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     phases = {p.strip() for p in args.phases.split(",") if p.strip()}
-    unknown = phases - {"edit", "tabs", "kvbench", "long_text"}
+    unknown = phases - {"edit", "tabs", "kvbench", "long_text", "rank_heads"}
     if unknown:
         parser.error(f"unknown phase(s): {', '.join(sorted(unknown))}")
     if args.no_long_text:
@@ -293,18 +308,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = 1
         else:
             panel.new_tokens.setValue(args.kv_tokens)
-            stalls, seconds = [], []
-            for _ in range(args.reps):
-                stall, took, fired = _measure(beat, panel.benchmark_finished, panel.run_benchmark, args.timeout, 300)
-                if not fired:
-                    print("perf probe: the KV benchmark did not finish", file=sys.stderr)
-                    code = 1
-                stalls.append(stall)
-                seconds.append(took)
+            stalls, seconds, all_fired = _repeat(beat, panel.benchmark_finished, panel.run_benchmark, args,
+                                                 "the KV benchmark did not finish")
+            code = code if all_fired else 1
             report["kvbench"] = {"max_stall_ms": stalls, "seconds_to_result": seconds, "new_tokens": args.kv_tokens,
                                  "first_open_stall_ms": opened_stall}
             report["kvbench"]["show_state_ms"] = panels.take()
             traced("kvbench")
+
+        # 2b) rank the heads from the knockout panel (L × H knockouts on the worker, issue 17)
+        if "rank_heads" in phases and "panel.knockout" in window.docks:
+            ids = []
+            while len(ids) < RANK_TOKENS:
+                ids += model.tokenizer.encode(PASSAGE)
+            text = model.tokenizer.decode(ids[:RANK_TOKENS])  # the issue's 32-token text
+            _run_until(window.state_shown, args.timeout, lambda: (window.text_panel_set(text), session.set_text(text)))
+            window.docks["panel.knockout"].raise_()
+            _settle(300)
+            knock = window.panel("panel.knockout")
+            stalls, seconds, all_fired = _repeat(beat, session.ranking_ready, knock.rank, args,
+                                                 "the head ranking did not finish")
+            code = code if all_fired else 1
+            report["rank_heads"] = {"max_stall_ms": stalls, "seconds_to_result": seconds,
+                                    "heads": model.lens.config.n_layer * model.lens.config.n_head,
+                                    "tokens": window.last_state.n_tokens if window.last_state else None}
+            traced("rank_heads")
 
         # 3) a text as long as the context: analysis and the n × n head grid
         if "long_text" in phases:

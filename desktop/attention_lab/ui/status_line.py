@@ -91,6 +91,12 @@ class StatusLine:
             else:
                 self.tokens.setText(tr("status.tokens", n=state.n_tokens))
             mode = tr("status.mode_causal" if state.causal else "status.mode_bidirectional")
+            spec = state.extras.get("mask_spec", "causal")
+            if state.causal and spec != "causal":  # the mask designer's (issue 17)
+                mode = tr("status.mode_designed", spec=spec)
+            knocked = len(state.extras.get("knockout", ()))
+            if knocked:
+                mode += " · " + tr("status.knocked_out", count=knocked)
             self.mode.setText(f"{mode} · {tr('status.layer', layer=state.layer)}")
             self.time.setText(tr("status.time", ms=fixed(state.seconds * 1000, 0)))
         else:  # no analysis of the text in the field (none yet, or the text is empty): no stale count

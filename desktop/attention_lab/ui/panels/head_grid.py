@@ -35,6 +35,7 @@ from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- regist
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.budget_view import BudgetView
 from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.panels.mask_overlay import masked_overlay
 from attention_lab.ui.panels.heatmap_kit import (
     configure_map_plot,
     HeatImage,
@@ -43,7 +44,15 @@ from attention_lab.ui.panels.heatmap_kit import (
     future_overlay,
     overlay_item,
 )
-from attention_lab.ui.panels.mosaic import MosaicGeometry, MosaicImage, compose, mosaic_overlay, tile_ticks, title_items
+from attention_lab.ui.panels.mosaic import (
+    MosaicGeometry,
+    MosaicImage,
+    compose,
+    mosaic_overlay,
+    mosaic_overlay_for,
+    tile_ticks,
+    title_items,
+)
 from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label, role_text
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.core.pooling import pool_factor, pooled_for
@@ -364,7 +373,10 @@ class HeadGridPanel(Panel):
         self.mosaic.show_mosaic(compose(maps, geometry), geometry, self.bar.levels())
         width, height = geometry.extent()
         if state.causal:
-            hatching = mosaic_overlay(geometry)
+            # the causal triangle, or the designer's mask's own forbidden cells (issue 17)
+            tile = masked_overlay(state, geometry.pixels, pool)
+            causal = tile is future_overlay(geometry.pixels)
+            hatching = mosaic_overlay(geometry) if causal else mosaic_overlay_for(geometry, tile)
             if self.mosaic_overlay.image is not hatching:
                 self.mosaic_overlay.setImage(hatching, autoLevels=False)
                 self.mosaic_overlay.setRect(QRectF(0, 0, width, height))
@@ -483,7 +495,7 @@ class HeadGridPanel(Panel):
             image.setRect(rect)
             self._head_images[causal] = arr
             if causal:
-                over.setImage(future_overlay(n), autoLevels=False)
+                over.setImage(masked_overlay(state, n), autoLevels=False)
                 over.setRect(rect)
                 over.show()
             else:

@@ -359,7 +359,8 @@ class KnockoutPanel(Panel):
         if ranking is not None:
             named = ", ".join(f"{layer}.{head} ({'+' if d >= 0 else ''}{fmt_number(d)})"
                               for layer, head, d in ranking.top[:NAMED])
-            self.top_label.setText(tr("knockout.top", baseline=fmt_number(ranking.baseline), heads=named))
+            self.top_label.setText(tr("knockout.map.key") + " "
+                                   + tr("knockout.top", baseline=fmt_number(ranking.baseline), heads=named))
 
     def _fill_table(self) -> None:
         result, tokens = self._result, None

@@ -317,7 +317,9 @@ class LeakagePanel(Panel):
         else:
             causal_text = tr("leakage.summary.causal_leak", pos=p, max=significant(float(before_c.max()), 3))
         bidi_text = tr("leakage.summary.bidirectional", max=fmt_change(float(before_b.max())), mean=fmt_change(float(before_b.mean())))
-        self.summary.setText(f"{edit} {causal_text} {bidi_text}")
+        spec = state.extras.get("mask_spec", "causal")
+        designed = "" if spec == "causal" else " " + tr("leakage.summary.designed", spec=spec)
+        self.summary.setText(f"{edit} {causal_text} {bidi_text}{designed}")
 
     def _render_layers(self) -> None:
         state = self.state

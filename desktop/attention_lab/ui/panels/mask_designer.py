@@ -88,6 +88,9 @@ class MaskDesignerPanel(Panel):
         self.kind_choice = QComboBox(self)
         for kind in MASK_KINDS:
             self.kind_choice.addItem(kind, kind)
+        # not as wide as its longest item: the row must fit a laptop's right-hand column
+        self.kind_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.kind_choice.setMinimumContentsLength(22)
         self.size_label = QLabel(self)
         self.size_box = QSpinBox(self)
         self.size_box.setRange(1, 1024)
@@ -284,11 +287,13 @@ class MaskDesignerPanel(Panel):
     def _fill_grid(self) -> None:
         state = self._state
         self.grid_box.setTitle(tr("designer.grid.custom" if self.kind() == "custom" else "designer.grid"))
+        self.grid_plot.setToolTip(tr("designer.custom_tip") if self.kind() == "custom" else "")
         layers = state.model.lens.config.n_layer if state is not None else 0
         self.reach_box.setTitle(tr("designer.reach", layers=layers))
         if state is None:
             return
-        self.explain.setText(tr("designer.explain"))
+        custom = self.kind() == "custom"
+        self.explain.setText(tr("designer.explain") + (" " + tr("designer.custom_tip") if custom else ""))
         allowed = self._allowed()
         if allowed is None:
             self._fill_verdicts()

@@ -117,7 +117,23 @@ def mosaic_overlay(geometry: MosaicGeometry) -> np.ndarray:
     """The causal mask's hatching for every tile, laid out like :func:`compose` (RGBA, at
     the hatching's own resolution: ``factor`` image pixels per mosaic pixel).  Made once
     per geometry; read-only."""
-    tile = future_overlay(geometry.pixels)
+    return tiled_overlay(geometry, future_overlay(geometry.pixels))
+
+
+_last_tiled: dict = {}  # (geometry, id of the tile) -> mosaic: a designer's mask, one per analysis
+
+
+def mosaic_overlay_for(geometry: MosaicGeometry, tile: np.ndarray) -> np.ndarray:
+    """:func:`mosaic_overlay` for any one-map hatching ``tile`` (a designer's mask, issue 17);
+    the last one is kept, so redrawing the same analysis re-uses the same array."""
+    key = (geometry, id(tile))
+    if key not in _last_tiled:
+        _last_tiled.clear()
+        _last_tiled[key] = (tile, tiled_overlay(geometry, tile))  # the tile is kept: its id stays its own
+    return _last_tiled[key][1]
+
+
+def tiled_overlay(geometry: MosaicGeometry, tile: np.ndarray) -> np.ndarray:
     factor = tile.shape[0] // geometry.pixels
     height, width = geometry.size
     out = np.zeros((height * factor, width * factor, 4), dtype=np.ubyte)

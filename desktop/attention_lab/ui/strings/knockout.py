@@ -25,10 +25,11 @@ register(
         "knockout.position": {"en": "Next token after position", "pt_BR": "Próximo token após a posição"},
         "knockout.knocked": {"en": "Knocked out: {heads}", "pt_BR": "Desligadas: {heads}"},
         "knockout.none": {"en": "No head knocked out: click heads in the map.", "pt_BR": "Nenhuma cabeça desligada: clique em cabeças no mapa."},
-        "knockout.map": {"en": "Layers × heads (click to knock out)", "pt_BR": "Camadas × cabeças (clique para desligar)"},
-        "knockout.map.ranked": {
-            "en": "Layers × heads: change in loss when knocked out alone (red: the text needs it)",
-            "pt_BR": "Camadas × cabeças: mudança na perda ao desligar cada uma sozinha (vermelho: o texto precisa dela)",
+        "knockout.map": {"en": "Layers × heads: click to knock out", "pt_BR": "Camadas × cabeças: clique para desligar"},
+        "knockout.map.ranked": {"en": "Change in loss, each head alone", "pt_BR": "Mudança na perda, cada cabeça sozinha"},
+        "knockout.map.key": {
+            "en": "Red: the loss rose without the head (the text needs it); blue: it fell.",
+            "pt_BR": "Vermelho: a perda subiu sem a cabeça (o texto precisa dela); azul: ela caiu.",
         },
         "knockout.layer": {"en": "layer", "pt_BR": "camada"},
         "knockout.head": {"en": "head", "pt_BR": "cabeça"},

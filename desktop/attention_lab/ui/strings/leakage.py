@@ -41,6 +41,10 @@ register(
             "en": "<b>Causal:</b> positions before #{pos} changed by up to {max}: this mask mode leaks!",
             "pt_BR": "<b>Causal:</b> posições antes de #{pos} mudaram até {max}: este modo de máscara vaza!",
         },
+        "leakage.summary.designed": {
+            "en": "(“Causal” here is the mask designer's mask {spec}.)",
+            "pt_BR": "(“Causal” aqui é a máscara {spec} desenhada no painel de máscaras.)",
+        },
         "leakage.summary.bidirectional": {
             "en": "<b>Bidirectional:</b> they changed by up to {max} (mean {mean}).",
             "pt_BR": "<b>Bidirecional:</b> elas mudaram até {max} (média {mean}).",

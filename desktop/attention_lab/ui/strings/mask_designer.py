@@ -37,9 +37,10 @@ register(
             "pt_BR": "Copiar esta máscara para a grade personalizada e então clicar nas células para permiti-las ou proibi-las",
         },
         "designer.grid": {"en": "The mask (light: may look)", "pt_BR": "A máscara (claro: pode olhar)"},
-        "designer.grid.custom": {
-            "en": "The mask: click a cell to allow/forbid it (the diagonal stays allowed)",
-            "pt_BR": "A máscara: clique numa célula para permiti-la/proibi-la (a diagonal fica permitida)",
+        "designer.grid.custom": {"en": "The mask: click cells", "pt_BR": "A máscara: clique nas células"},
+        "designer.custom_tip": {
+            "en": "Click a cell to allow or forbid it; the diagonal stays allowed, so no row is empty.",
+            "pt_BR": "Clique numa célula para permiti-la ou proibi-la; a diagonal fica permitida, então nenhuma linha fica vazia.",
         },
         "designer.reach": {"en": "Reach after {layers} layers", "pt_BR": "Alcance após {layers} camadas"},
         "designer.query": {"en": "query (looks)", "pt_BR": "consulta (olha)"},

@@ -45,6 +45,8 @@ register(
         "status.tokens_cut": {"en": "{n} of {total} tokens (cut)", "pt_BR": "{n} de {total} tokens (cortado)"},
         "status.mode_causal": {"en": "causal (mask on)", "pt_BR": "causal (máscara ligada)"},
         "status.mode_bidirectional": {"en": "bidirectional (mask off)", "pt_BR": "bidirecional (máscara desligada)"},
+        "status.mode_designed": {"en": "mask {spec} (designer)", "pt_BR": "máscara {spec} (desenhada)"},
+        "status.knocked_out": {"en": "heads knocked out: {count}", "pt_BR": "cabeças desligadas: {count}"},
         "status.layer": {"en": "layer {layer}", "pt_BR": "camada {layer}"},
         "status.time": {"en": "computed in {ms} ms", "pt_BR": "calculado em {ms} ms"},
         "status.busy": {"en": "computing…", "pt_BR": "calculando…"},
