@@ -112,12 +112,9 @@ def compose(maps: np.ndarray, geometry: MosaicGeometry) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=4)
-def mosaic_overlay(geometry: MosaicGeometry) -> np.ndarray:
-    """The causal mask's hatching for every tile, laid out like :func:`compose` (RGBA, at
-    the hatching's own resolution: ``factor`` image pixels per mosaic pixel).  Made once
-    per geometry; read-only."""
-    tile = future_overlay(geometry.pixels)
+def tile_overlay(tile: np.ndarray, geometry: MosaicGeometry) -> np.ndarray:
+    """One RGBA overlay ``tile`` (a map's hatching, ``factor`` image pixels per map pixel)
+    repeated over every head's tile of the mosaic, transparent between the tiles."""
     factor = tile.shape[0] // geometry.pixels
     height, width = geometry.size
     out = np.zeros((height * factor, width * factor, 4), dtype=np.ubyte)
@@ -125,6 +122,14 @@ def mosaic_overlay(geometry: MosaicGeometry) -> np.ndarray:
     for h in range(geometry.heads):
         x, y = geometry.origin(h)
         out[y * factor : y * factor + side, x * factor : x * factor + side] = tile
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def mosaic_overlay(geometry: MosaicGeometry) -> np.ndarray:
+    """The causal mask's hatching for every tile, laid out like :func:`compose` (at the
+    hatching's own resolution).  Made once per geometry; read-only."""
+    out = tile_overlay(future_overlay(geometry.pixels), geometry)
     out.flags.writeable = False
     return out
 
