@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from attention_lab.ui.docks import FIRST_VIEW_PANELS  # noqa: E402
-from attention_lab.ui.idle_build import install_idle_build  # noqa: E402
+from attention_lab.ui.docks import FIRST_VIEW_PANELS
+from attention_lab.ui.idle_build import install_idle_build
 
 TIMEOUT_MS = 60000
 

@@ -7,7 +7,13 @@ import pytest
 
 pytest.importorskip("pyqtgraph")
 
-from attention_lab.ui.panels.mosaic import MosaicGeometry, compose, mosaic_overlay, tile_ticks  # noqa: E402
+from attention_lab.ui.panels.mosaic import (
+    MosaicGeometry,
+    compose,
+    mosaic_overlay,
+    tile_overlay,
+    tile_ticks,
+)
 
 
 def test_locate_names_the_head_query_and_key_of_every_cell():
@@ -57,6 +63,15 @@ def test_overlay_hatches_the_future_of_each_tile_only():
         assert overlay[(y + 1) * factor + 1, (x + 6) * factor + 1, 3] > 0  # the future: hatched
     gap_x = geometry.origin(1)[0] - 1
     assert overlay[:, gap_x * factor, 3].max() == 0
+    # any other per-map overlay is laid out the same way (one tile's image, every head)
+    tile = np.zeros((16, 16, 4), np.ubyte)
+    tile[3, 5] = (1, 2, 3, 4)
+    laid = tile_overlay(tile, geometry)
+    assert laid.shape == (geometry.size[0] * 2, geometry.size[1] * 2, 4)
+    for h in range(4):
+        x, y = geometry.origin(h)
+        assert tuple(laid[y * 2 + 3, x * 2 + 5]) == (1, 2, 3, 4)
+    assert laid[..., 3].sum() == 4 * 4
 
 
 def test_tile_ticks_label_every_row_of_tiles_at_its_cells():

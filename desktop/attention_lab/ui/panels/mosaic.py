@@ -112,12 +112,26 @@ def compose(maps: np.ndarray, geometry: MosaicGeometry) -> np.ndarray:
     return out
 
 
+def tile_overlay(tile: np.ndarray, geometry: MosaicGeometry) -> np.ndarray:
+    """One RGBA overlay ``tile`` (a map's hatching, ``factor`` image pixels per map pixel)
+    repeated over every head's tile of the mosaic, transparent between the tiles."""
+    factor = tile.shape[0] // geometry.pixels
+    height, width = geometry.size
+    out = np.zeros((height * factor, width * factor, 4), dtype=np.ubyte)
+    side = tile.shape[0]
+    for h in range(geometry.heads):
+        x, y = geometry.origin(h)
+        out[y * factor : y * factor + side, x * factor : x * factor + side] = tile
+    return out
+
+
 @functools.lru_cache(maxsize=4)
 def mosaic_overlay(geometry: MosaicGeometry) -> np.ndarray:
-    """The causal mask's hatching for every tile, laid out like :func:`compose` (RGBA, at
-    the hatching's own resolution: ``factor`` image pixels per mosaic pixel).  Made once
-    per geometry; read-only."""
-    return tiled_overlay(geometry, future_overlay(geometry.pixels))
+    """The causal mask's hatching for every tile, laid out like :func:`compose` (at the
+    hatching's own resolution).  Made once per geometry; read-only."""
+    out = tile_overlay(future_overlay(geometry.pixels), geometry)
+    out.flags.writeable = False
+    return out
 
 
 _last_tiled: dict = {}  # (geometry, id of the tile) -> mosaic: a designer's mask, one per analysis
@@ -129,20 +143,10 @@ def mosaic_overlay_for(geometry: MosaicGeometry, tile: np.ndarray) -> np.ndarray
     key = (geometry, id(tile))
     if key not in _last_tiled:
         _last_tiled.clear()
-        _last_tiled[key] = (tile, tiled_overlay(geometry, tile))  # the tile is kept: its id stays its own
+        out = tile_overlay(tile, geometry)
+        out.flags.writeable = False
+        _last_tiled[key] = (tile, out)  # the tile is kept: its id stays its own
     return _last_tiled[key][1]
-
-
-def tiled_overlay(geometry: MosaicGeometry, tile: np.ndarray) -> np.ndarray:
-    factor = tile.shape[0] // geometry.pixels
-    height, width = geometry.size
-    out = np.zeros((height * factor, width * factor, 4), dtype=np.ubyte)
-    side = tile.shape[0]
-    for h in range(geometry.heads):
-        x, y = geometry.origin(h)
-        out[y * factor : y * factor + side, x * factor : x * factor + side] = tile
-    out.flags.writeable = False
-    return out
 
 
 class MosaicImage(HeatImage):
