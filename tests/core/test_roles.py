@@ -116,7 +116,7 @@ def test_where_sentence_names_heads_and_says_when_none_qualify():
     en = where_sentence(where(table, "previous-token", 0))
     assert en.startswith("previous-token heads: none in layer 0; layer 2 has H1 (1.00) and H0 (")
     pt = where_sentence(where(table, "previous-token", 0), "pt_BR")
-    assert pt.startswith("cabeças de token anterior: nenhuma na camada 0; a camada 2 tem H1 (1.00) e H0 (")
+    assert pt.startswith("cabeças de token anterior: nenhuma na camada 0; a camada 2 tem H1 (1,00) e H0 (")  # decimal comma
     induction = where(role_map(analysis.head_portrait(_maps()[None]), 12, torch.tensor([[0.01, 0.02, 0.0, 0.05]])),
                       "induction", 0)
     assert induction.best is not None and (induction.best.head, induction.best.score) == (3, pytest.approx(0.05))

@@ -29,6 +29,7 @@ class SyntheticTokenizer:
     """Token ``i`` is the text ``"t{i}"``: enough for the panels (labels, guesses)."""
 
     eos_id = VOCAB - 1
+    vocab_size = VOCAB
 
     def token_texts(self, ids) -> list[str]:
         return [f"t{int(i)}" for i in ids]

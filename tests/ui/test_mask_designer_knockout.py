@@ -165,7 +165,7 @@ def test_shift_click_in_the_head_grid_knocks_the_head_out(qtbot, session, monkey
     monkeypatch.setattr(head_grid_module.QApplication, "keyboardModifiers",
                         staticmethod(lambda: head_grid_module.Qt.KeyboardModifier.ShiftModifier))
     with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
-        grid._grid_click(3, (0, 0))
+        grid._grid_click("mosaic", (3, 0, 0))  # head 3's cell (query 0, key 0)
     assert blocker.args[0].extras["knockout"] == ((0, 3),)
     assert knock.heads() == ((0, 3),)
 
@@ -174,6 +174,7 @@ def test_the_head_grid_hatches_the_designed_masks_walls_and_the_texts_name_the_m
     from attention_lab.core.pipeline import AnalysisRequest, compute_analysis
     from attention_lab.ui.panels.leakage import LeakagePanel
     from attention_lab.ui.panels.mask_overlay import masked_overlay
+    from attention_lab.ui.panels.mosaic import tile_overlay
 
     spec = parse_mask_spec("window:2")
     state = compute_analysis(model, AnalysisRequest(1, TEXT, position=5, mask=spec))
@@ -187,8 +188,10 @@ def test_the_head_grid_hatches_the_designed_masks_walls_and_the_texts_name_the_m
     grid.resize(900, 700)
     grid.show()
     grid.show_state(state)
-    qtbot.waitUntil(lambda: grid._grid and grid._grid[0][2].image is not None, timeout=LONG)
-    assert (grid._grid[0][2].image == overlay).all()  # the window's walls, not the causal triangle
+    qtbot.waitUntil(lambda: grid.mosaic.geometry is not None and grid.mosaic_overlay.image is not None, timeout=LONG)
+    assert grid.mosaic.geometry.pixels == n  # a short text: one pixel per cell, so the tile is the overlay
+    # every head's tile hatches the window's walls, not the causal triangle
+    assert (grid.mosaic_overlay.image == tile_overlay(overlay, grid.mosaic.geometry)).all()
     leak = LeakagePanel()
     qtbot.addWidget(leak)
     leak.show()

@@ -454,7 +454,7 @@ def test_kv_result_says_the_slopes_and_never_calls_a_small_gain_faster(qtbot, st
     assert str(kvbench.LONG_RUN_TOKENS) in speedup
     growth = panel._result_labels["growth"].text()
     assert growth == kvbench.growth_sentence(slow, language)
-    assert "0.04 ms" in growth and ("flat" in growth or "plano" in growth)
+    assert ("0,04 ms" if language == "pt_BR" else "0.04 ms") in growth and ("flat" in growth or "plano" in growth)
     # the dashed lines are the fits: through the uncached side's 1 + 0.04·i, flat for the cached one
     lines = panel.fitted_lines()
     xs, ys = lines["without-cache"]
@@ -462,12 +462,12 @@ def test_kv_result_says_the_slopes_and_never_calls_a_small_gain_faster(qtbot, st
     assert list(ys) == pytest.approx([1.04, 1.0 + 0.04 * (steps - 1)])
     assert list(lines["with-cache"][1]) == pytest.approx([1.0, 1.0])
     legend = [label.text for _sample, label in panel.plot_legend.items]
-    assert any("+0.04" in text for text in legend)
+    assert any(("+0,04" if language == "pt_BR" else "+0.04") in text for text in legend)
 
     fast = _kv_result(2.5, flat, [1.0 + 0.1 * i for i in range(steps)])
     panel.findChild(Session).worker.result = fast
     assert panel.run_benchmark()
-    assert panel._result_labels["speedup"].text().startswith("2.5×")
+    assert panel._result_labels["speedup"].text().startswith("2,5×" if language == "pt_BR" else "2.5×")
     assert list(panel.fitted_lines()["without-cache"][1]) == pytest.approx([1.1, 1.0 + 0.1 * (steps - 1)])
 
 

@@ -61,16 +61,23 @@ def test_every_panel_takes_a_synthetic_state(shown, cls):
     assert panel.has_data() and panel.state.layer == 1
 
 
+def _tiles(panel) -> list[np.ndarray]:
+    """Each head's map as the grid's mosaic image holds it (one image, a tile per head)."""
+    image, geometry = np.asarray(panel.mosaic.image), panel.mosaic.geometry
+    side = geometry.pixels
+    return [image[y : y + side, x : x + side] for x, y in map(geometry.origin, range(geometry.heads))]
+
+
 def test_head_grid_draws_each_heads_map(shown):
     panel = shown(HeadGridPanel)
     state = synthetic_state()
     panel.show_state(state)
-    drawn = [np.asarray(image.image) for _plot, image, _overlay in panel._grid]
+    drawn = _tiles(panel)
     assert len(drawn) == N_HEAD
     for head, image in enumerate(drawn):
         np.testing.assert_array_equal(image, state.attention_causal[head].numpy())
     panel.show_state(dataclasses.replace(state, causal=False))  # the same heads without the mask
-    drawn = [np.asarray(image.image) for _plot, image, _overlay in panel._grid]
+    drawn = _tiles(panel)
     for head, image in enumerate(drawn):
         np.testing.assert_allclose(image, state.attention_bidirectional[head].numpy())
 

@@ -37,6 +37,7 @@ import torch
 
 from .jobs import Cancel, Cancelled, cancel_check
 from .lens import GPT2Lens, KVCache
+from .numbers import localised, number
 
 Mode = Literal["with-cache", "without-cache"]
 DEFAULT_REPETITIONS = 3  # with/without interleaved this many times
@@ -326,7 +327,7 @@ FLAT_SHARE = 0.1  # "flat": the cached side grows by less than a tenth of the un
 
 def kv_text(key: str, lang: str = "en", **values: object) -> str:
     table = KV_TEXTS[key]
-    return table.get(lang, table["en"]).format(**values)
+    return table.get(lang, table["en"]).format(**localised(values, lang))
 
 
 def speedup_sentence(result: KVResult, lang: str = "en") -> str:
@@ -336,14 +337,14 @@ def speedup_sentence(result: KVResult, lang: str = "en") -> str:
     return kv_text("kv.speedup.unclear", lang, x=result.speedup, long=LONG_RUN_TOKENS)
 
 
-def _ms(value: float) -> str:
-    return f"{value:.2g}" if abs(value) < 0.01 else f"{value:.3g}"
+def _ms(value: float, lang: str) -> str:
+    return number(value, ".2g" if abs(value) < 0.01 else ".3g", lang)
 
 
 def growth_sentence(result: KVResult, lang: str = "en") -> str:
     """The fitted slopes in words ("without the cache each new token costs 0.04 ms more … with it, flat")."""
     without, with_ = result.slope_ms_without, result.slope_ms_with
     if without <= 0 or with_ >= without:
-        return kv_text("kv.growth.none", lang, without=_ms(without), with_=_ms(with_), long=LONG_RUN_TOKENS)
+        return kv_text("kv.growth.none", lang, without=_ms(without, lang), with_=_ms(with_, lang), long=LONG_RUN_TOKENS)
     key = "kv.growth.flat" if with_ <= FLAT_SHARE * without else "kv.growth"
-    return kv_text(key, lang, without=_ms(without), with_=_ms(with_))
+    return kv_text(key, lang, without=_ms(without, lang), with_=_ms(with_, lang))

@@ -41,6 +41,7 @@ from typing import Iterable, Mapping, Sequence
 import torch
 
 from .analysis import HeadStats, RoleThresholds, induction_pattern, uniform_causal_entropy
+from .numbers import localised, number
 
 ROLES = ("positional", "previous-token", "sink", "induction")
 LANGUAGES = ("en", "pt_BR")
@@ -279,7 +280,7 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
 def text(key: str, lang: str = "en", **values: object) -> str:
     """``ROLE_TEXTS[key]`` in ``lang`` (English when the language is unknown), formatted."""
     table = ROLE_TEXTS[key]
-    return table.get(lang, table["en"]).format(**values)
+    return table.get(lang, table["en"]).format(**localised(values, lang))
 
 
 def describe(role: str, rules: RoleRules | None = None, lang: str = "en", reference: Mapping[str, float] | None = None) -> dict[str, str]:
@@ -303,7 +304,8 @@ def _join(items: list[str], lang: str) -> str:
 
 
 def _score(role: str, value: float, lang: str) -> str:
-    return text("roles.positional.score", lang, score=f"{value:.2f}") if role == "positional" else f"{value:.2f}"
+    score = number(value, ".2f", lang)
+    return text("roles.positional.score", lang, score=score) if role == "positional" else score
 
 
 def _hits(hits: Sequence[RoleHit], role: str, lang: str) -> str:

@@ -61,7 +61,9 @@ from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ti
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range, show_grid
 
 def _ms(value: float) -> str:
-    return f"{value:+.2g}" if abs(value) < 0.01 else f"{value:+.3g}"
+    """A fitted slope for the legend, signed, in the interface's number format (+0.04 / +0,04)."""
+    text = significant(value, 2 if abs(value) < 0.01 else 3)
+    return text if text.startswith("-") else "+" + text
 
 
 LIVE_REDRAW_MS = 100

@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.lab import seed_text_for
 from attention_lab.ui.i18n import tr, translator
-from attention_lab.ui.number_format import percent
+from attention_lab.ui.model_label import model_label
+from attention_lab.ui.number_format import integer, percent
 from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -372,8 +373,8 @@ class TokenEditorPanel(Panel):
     def _explain_tokenizer(self) -> None:
         """Name the loaded model's tokenizer (the demo's own 8192-token BPE is not GPT-2's)."""
         model = self.state.model if self.state is not None else None
-        tokenizer = (tr("token_editor.tokenizer", vocab=f"{model.tokenizer.vocab_size:,}".replace(",", "\u202f"),
-                        model=html.escape(model.name)) if model is not None else tr("token_editor.tokenizer.none"))
+        tokenizer = (tr("token_editor.tokenizer", vocab=integer(model.tokenizer.vocab_size),
+                        model=html.escape(model_label(model))) if model is not None else tr("token_editor.tokenizer.none"))
         self.explain.setText(tr("token_editor.explain", tokenizer=tokenizer))
 
     def show_state(self, state) -> None:
@@ -384,7 +385,7 @@ class TokenEditorPanel(Panel):
         cut = state.original_length - n
         if cut > 0:
             self.show_notice(
-                tr("token_editor.too_long", total=state.original_length, model=state.model.name, context=n, cut=cut)
+                tr("token_editor.too_long", total=state.original_length, model=model_label(state.model), context=n, cut=cut)
             )
         elif state.text == self.editor.toPlainText():  # a notice about another text in the field stays
             self.show_notice("")

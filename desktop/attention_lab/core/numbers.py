@@ -1,0 +1,36 @@
+"""Numbers inside core's sentences, written the way the sentence's language writes them.
+
+English 0.918 and 2,304; Brazilian Portuguese 0,918 and 2.304 (an English "2,304" reads as two
+point three to a Brazilian).  The app's views format through ``ui/number_format.py`` (QLocale);
+core's texts (the roles' "where" sentences, the KV benchmark's words) are also printed by the
+Qt-free command-line lab, so they format here, with the same result for these two languages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+_SWAP = str.maketrans({",": ".", ".": ","})
+
+
+def number(value: float, spec: str, lang: str) -> str:
+    """``format(value, spec)`` with ``lang``'s decimal and thousands signs."""
+    text = format(value, spec)
+    return text.translate(_SWAP) if lang == "pt_BR" else text
+
+
+class _Localised(float):
+    """A float that formats itself in its language: ``"{x:.2f}".format(x=_Localised(0.5, "pt_BR"))`` → 0,50."""
+
+    def __new__(cls, value: float, lang: str) -> "_Localised":
+        obj = super().__new__(cls, value)
+        obj.lang = lang
+        return obj
+
+    def __format__(self, spec: str) -> str:
+        return number(float(self), spec, self.lang)
+
+
+def localised(values: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """``values`` with every float formatting itself in ``lang`` (for ``str.format``)."""
+    return {k: _Localised(v, lang) if isinstance(v, float) and not isinstance(v, bool) else v for k, v in values.items()}
