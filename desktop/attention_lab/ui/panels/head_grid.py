@@ -52,6 +52,10 @@ ONE_MODE, SIDE_BY_SIDE = "mode", "side_by_side"
 VIEWS = (ONE_MODE, SIDE_BY_SIDE)  # the enlarged head's views, in the combo box's order
 
 
+# the map plots' one set-up, shared with the leakage, KV and mask panels (auto-range off)
+_configure_map = configure_map_plot
+
+
 def _fix_token_axis_width(plot: pg.PlotItem) -> None:
     """Token labels are at most 9 characters + "…" (heatmap_kit.fit_token_ticks): a fixed
     width keeps a new text's labels from resizing the axis, which relaid the grid out and
@@ -323,7 +327,7 @@ class HeadGridPanel(Panel):
         for h in range(heads):
             r, c = divmod(h, cols)
             plot = self.grid_view.addPlot(row=r, col=c + 1, enableMenu=False)
-            configure_map_plot(plot)
+            _configure_map(plot)
             if c == 0:  # the only column with token labels on the left
                 _fix_token_axis_width(plot)
             image = HeatImage(h, self._grid_hover, self._grid_click)
@@ -401,7 +405,7 @@ class HeadGridPanel(Panel):
         self._head_plots = []
         for col in range(count):
             plot = self.head_view.addPlot(row=0, col=col, enableMenu=False)
-            configure_map_plot(plot)
+            _configure_map(plot)
             _fix_token_axis_width(plot)
             image = HeatImage(("head", True), self._head_hover, None)
             plot.addItem(image)
