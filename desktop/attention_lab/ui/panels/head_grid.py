@@ -64,6 +64,7 @@ ONE_MODE, SIDE_BY_SIDE, BUDGET = "mode", "side_by_side", "budget"
 VIEWS = (ONE_MODE, SIDE_BY_SIDE, BUDGET)  # the enlarged head's views, in the combo box's order
 
 
+
 def _fix_token_axis_width(plot: pg.PlotItem) -> None:
     """Token labels are at most 9 characters + "…" (heatmap_kit.fit_token_ticks): a fixed
     width keeps a new text's labels from resizing the axis, which relaid the grid out and
