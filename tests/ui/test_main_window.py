@@ -425,7 +425,7 @@ def test_language_switch_changes_visible_strings(qtbot, make_window):
     assert leak.position_label.text() == "Posição editada"
     assert "exatamente 0" in leak.summary.text()
     assert window.panel("panel.head_grid").tabs.tabText(0) == "Cabeças da camada 0"
-    assert window.panel("panel.token_editor").explain.text().startswith("<b>O GPT-2")
+    assert window.panel("panel.token_editor").explain.text().startswith("<b>O modelo lê tokens")
     window.menus.language_actions["en"].trigger()
     assert window.menus.file_menu.title() == "&File" and "exactly 0" in leak.summary.text()
 
