@@ -189,6 +189,7 @@ def test_the_head_grid_hatches_the_designed_masks_walls_and_the_texts_name_the_m
     grid.show_state(state)
     qtbot.waitUntil(lambda: grid._grid and grid._grid[0][2].image is not None, timeout=LONG)
     assert (grid._grid[0][2].image == overlay).all()  # the window's walls, not the causal triangle
+    assert "window:2" in grid.causal.text()  # the mode switch names the mask it shows
     leak = LeakagePanel()
     qtbot.addWidget(leak)
     leak.show()
