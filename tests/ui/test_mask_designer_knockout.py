@@ -149,11 +149,19 @@ def test_ranking_is_cores_and_can_be_cancelled(qtbot, session, model):
     assert panel.ranking().top == expected.top
     assert f"{expected.top[0][0]}.{expected.top[0][1]}" in panel.top_label.text()
     assert panel.rank_button.isEnabled() and not panel.progress.isVisible()
+    panel.show_state(state)  # the same text again: the map stays
+    assert panel.ranking() is not None
     # cancel: the worker sees the flag between batches and nothing is delivered
     with qtbot.waitSignal(session.ranking_cancelled, timeout=LONG):
         panel.rank()
         panel.ranking_cancel_wanted.emit()
     assert panel.rank_button.isEnabled()
+    assert panel.ranking() is None
+    # a ranking of another text is dropped when a new text arrives
+    with qtbot.waitSignal(session.ranking_ready, timeout=LONG):
+        panel.rank()
+    session.set_text(TEXT + " again")
+    analysed(qtbot, session)
     assert panel.ranking() is None
 
 
