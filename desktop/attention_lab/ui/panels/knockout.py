@@ -265,7 +265,9 @@ class KnockoutPanel(Panel):
             self._fill_table()
             return
         if tuple(state.extras.get("knockout", ())) != self._heads:
-            return  # the analysis with these heads knocked out is on its way
+            self._result, self._message = None, tr("knockout.waiting")  # the analysis with these heads is on its way
+            self._fill_table()
+            return
         mode = str(state.extras.get("knockout_mode", self.mode()))
         position = min(self.position_box.value(), state.n_tokens - 1)
         key = text_key(state) + (self._heads, mode, position, state_mask_key(state))
