@@ -203,3 +203,19 @@ def test_the_head_grid_hatches_the_designed_masks_walls_and_the_texts_name_the_m
     leak.show()
     leak.show_state(state)
     qtbot.waitUntil(lambda: "window:2" in leak.summary.text(), timeout=LONG)
+
+
+def test_each_verdict_sentence_comes_from_its_own_measured_field(model):
+    from attention_lab.ui.panels.mask_designer import verdict_lines
+
+    ids = model.tokenizer.encode(TEXT)
+    tokens = model.tokenizer.token_texts(ids)
+    report = mask_report(model.lens, ids, parse_mask_spec("prefix:4"))
+    text = " ".join(verdict_lines(report, tokens))
+    assert "leak labels? Yes." in text and "moved an earlier position" in text
+    assert ("KV cache? Yes." if report.kv_cache_valid else "KV cache? No.") in text
+    report.leaks_labels_measured = False  # as if the measurement had disagreed with the reach grid
+    report.kv_cache_valid = not report.kv_cache_valid
+    text = " ".join(verdict_lines(report, tokens))
+    assert "moved no earlier position" in text
+    assert ("KV cache? Yes." if report.kv_cache_valid else "KV cache? No.") in text
