@@ -149,11 +149,19 @@ def test_ranking_is_cores_and_can_be_cancelled(qtbot, session, model):
     assert panel.ranking().top == expected.top
     assert f"{expected.top[0][0]}.{expected.top[0][1]}" in panel.top_label.text()
     assert panel.rank_button.isEnabled() and not panel.progress.isVisible()
+    panel.show_state(state)  # the same text again: the map stays
+    assert panel.ranking() is not None
     # cancel: the worker sees the flag between batches and nothing is delivered
     with qtbot.waitSignal(session.ranking_cancelled, timeout=LONG):
         panel.rank()
         panel.ranking_cancel_wanted.emit()
     assert panel.rank_button.isEnabled()
+    assert panel.ranking() is None
+    # a ranking of another text is dropped when a new text arrives
+    with qtbot.waitSignal(session.ranking_ready, timeout=LONG):
+        panel.rank()
+    session.set_text(TEXT + " again")
+    analysed(qtbot, session)
     assert panel.ranking() is None
 
 
@@ -192,8 +200,25 @@ def test_the_head_grid_hatches_the_designed_masks_walls_and_the_texts_name_the_m
     assert grid.mosaic.geometry.pixels == n  # a short text: one pixel per cell, so the tile is the overlay
     # every head's tile hatches the window's walls, not the causal triangle
     assert (grid.mosaic_overlay.image == tile_overlay(overlay, grid.mosaic.geometry)).all()
+    assert "window:2" in grid.causal.text()  # the mode switch names the mask it shows
     leak = LeakagePanel()
     qtbot.addWidget(leak)
     leak.show()
     leak.show_state(state)
     qtbot.waitUntil(lambda: "window:2" in leak.summary.text(), timeout=LONG)
+
+
+def test_each_verdict_sentence_comes_from_its_own_measured_field(model):
+    from attention_lab.ui.panels.mask_designer import verdict_lines
+
+    ids = model.tokenizer.encode(TEXT)
+    tokens = model.tokenizer.token_texts(ids)
+    report = mask_report(model.lens, ids, parse_mask_spec("prefix:4"))
+    text = " ".join(verdict_lines(report, tokens))
+    assert "leak labels? Yes." in text and "moved an earlier position" in text
+    assert ("KV cache? Yes." if report.kv_cache_valid else "KV cache? No.") in text
+    report.leaks_labels_measured = False  # as if the measurement had disagreed with the reach grid
+    report.kv_cache_valid = not report.kv_cache_valid
+    text = " ".join(verdict_lines(report, tokens))
+    assert "moved no earlier position" in text
+    assert ("KV cache? Yes." if report.kv_cache_valid else "KV cache? No.") in text

@@ -224,7 +224,7 @@ class HeadGridPanel(Panel):
 
     def retranslate(self) -> None:
         self.layer_label.setText(tr("head_grid.layer"))
-        self.causal.setText(tr("head_grid.causal"))
+        self._label_mask_button()
         self.bidirectional.setText(tr("head_grid.bidirectional"))
         self.head_label.setText(tr("head_grid.head_label"))
         self.view_label.setText(tr("head_grid.view"))
@@ -276,8 +276,14 @@ class HeadGridPanel(Panel):
             button.blockSignals(True)
             button.setChecked(on)
             button.blockSignals(False)
+        self._label_mask_button()
         self._retitle()
         self._render_all()
+
+    def _label_mask_button(self) -> None:
+        """"With the mask" names the mask designer's mask when it is not GPT-2's (issue 17)."""
+        spec = self.state.extras.get("mask_spec", "causal") if self.state is not None else "causal"
+        self.causal.setText(tr("head_grid.causal") if spec == "causal" else tr("head_grid.designed", spec=spec))
 
     def set_view(self, view: str) -> None:
         """The enlarged head's view: :data:`ONE_MODE`, :data:`SIDE_BY_SIDE` (the tour's step 2) or

@@ -203,7 +203,7 @@ class KnockoutPanel(Panel):
             self.top_label.setText(tr("knockout.one_token") if state is not None and state.n_tokens < 2 else "")
             return
         self._ranking, self._ranking_running = None, True
-        self._ranking_key = text_key(state) + (self.mode(), state_mask_key(state))
+        self._ranking_key = self._ranking_key_for(state, self.mode())
         self.progress.setRange(0, state.model.lens.config.n_layer * state.model.lens.config.n_head)
         self.progress.setValue(0)
         self.progress.setVisible(True)
@@ -225,8 +225,8 @@ class KnockoutPanel(Panel):
         if follow:
             self.position_box.setValue(state.n_tokens - 1)
         self.position_box.blockSignals(False)
-        if self._ranking is not None and self._ranking.delta.shape != self._shape():
-            self._ranking = None
+        if self._ranking is not None and self._ranking_key != self._ranking_key_for(state, self._ranking.mode):
+            self._ranking = None  # ranked on another text or under another mask: not this text's map
         self._fill()
         self._request_knockout()
 
@@ -264,7 +264,9 @@ class KnockoutPanel(Panel):
             self._fill_table()
             return
         if tuple(state.extras.get("knockout", ())) != self._heads:
-            return  # the analysis with these heads knocked out is on its way
+            self._result, self._message = None, tr("knockout.waiting")  # the analysis with these heads is on its way
+            self._fill_table()
+            return
         mode = str(state.extras.get("knockout_mode", self.mode()))
         position = min(self.position_box.value(), state.n_tokens - 1)
         key = text_key(state) + (self._heads, mode, position, state_mask_key(state))
@@ -286,6 +288,11 @@ class KnockoutPanel(Panel):
             return
         self._result, self._message = result, ""
         self._fill_table()
+
+    @staticmethod
+    def _ranking_key_for(state, mode: str) -> tuple:
+        """The key Session.rank_heads gives a ranking of ``state``'s text."""
+        return text_key(state) + (mode, state_mask_key(state))
 
     def show_ranking_progress(self, done: int, total: int) -> None:
         if self._ranking_running:

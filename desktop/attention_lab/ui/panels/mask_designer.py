@@ -385,6 +385,7 @@ def verdict_lines(report, tokens) -> list[str]:
         lines.append(tr("designer.leaks.yes", query=f"#{query} “{tokens[query]}”", later=f"#{key} “{tokens[key]}”"))
     else:
         lines.append(tr("designer.leaks.no"))
+    lines[-1] += tr("designer.leaks.measured_yes" if report.leaks_labels_measured else "designer.leaks.measured_no")
     keep, n = report.cache_positions_per_layer, report.allowed.shape[0]
     if report.kv_cache_valid:
         text = tr("designer.kv.yes", keep=keep)

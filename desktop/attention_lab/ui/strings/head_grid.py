@@ -21,6 +21,7 @@ register(
         "head_grid.layer": {"en": "Layer", "pt_BR": "Camada"},
         "head_grid.of_layers": {"en": "of 0–{last}", "pt_BR": "de 0–{last}"},
         "head_grid.causal": {"en": "Causal (GPT-2, with mask)", "pt_BR": "Causal (GPT-2, com máscara)"},
+        "head_grid.designed": {"en": "With the mask {spec}", "pt_BR": "Com a máscara {spec}"},
         "head_grid.bidirectional": {"en": "Bidirectional (no mask)", "pt_BR": "Bidirecional (sem máscara)"},
         "head_grid.tab.grid": {"en": "Heads of layer {layer}", "pt_BR": "Cabeças da camada {layer}"},
         "head_grid.tab.head": {"en": "One head", "pt_BR": "Uma cabeça"},

@@ -55,15 +55,21 @@ register(
         "designer.failed": {"en": "The measurement failed: {reason}", "pt_BR": "A medição falhou: {reason}"},
         "designer.leaks.yes": {
             "en": "<b>Does parallel training leak labels? Yes.</b> Position {query} can see token {later}, which comes "
-            "later. Measured: editing a later token moved an earlier position.",
+            "later.",
             "pt_BR": "<b>O treino em paralelo vaza os rótulos? Sim.</b> A posição {query} vê o token {later}, que vem "
-            "depois. Medido: editar um token posterior moveu uma posição anterior.",
+            "depois.",
         },
         "designer.leaks.no": {
-            "en": "<b>Does parallel training leak labels? No.</b> No position can see a later token; measured: editing "
-            "any token moved no earlier position (exactly 0).",
-            "pt_BR": "<b>O treino em paralelo vaza os rótulos? Não.</b> Nenhuma posição vê um token posterior; medido: "
-            "editar qualquer token não moveu nenhuma posição anterior (exatamente 0).",
+            "en": "<b>Does parallel training leak labels? No.</b> No position can see a later token.",
+            "pt_BR": "<b>O treino em paralelo vaza os rótulos? Não.</b> Nenhuma posição vê um token posterior.",
+        },
+        "designer.leaks.measured_yes": {
+            "en": " Measured: editing a later token moved an earlier position.",
+            "pt_BR": " Medido: editar um token posterior moveu uma posição anterior.",
+        },
+        "designer.leaks.measured_no": {
+            "en": " Measured: editing a token moved no earlier position (exactly 0).",
+            "pt_BR": " Medido: editar um token não moveu nenhuma posição anterior (exatamente 0).",
         },
         "designer.kv.yes": {
             "en": "<b>Can it use a KV cache? Yes.</b> Appending a token left every earlier K and V unchanged "
