@@ -89,6 +89,7 @@ def test_the_mouse_over_a_tile_names_its_head_query_key_and_weight(qtbot, tiny_c
     from attention_lab.ui.panels.head_grid import HeadGridPanel
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QToolTip
     from state_factory import build_state, load
 
     state = build_state(load(tiny_checkpoint), "The big dog bit the mailman yesterday.")
@@ -106,16 +107,19 @@ def test_the_mouse_over_a_tile_names_its_head_query_key_and_weight(qtbot, tiny_c
     def view_point(head_x, head_y, col, row):
         return view.mapFromScene(image.mapToScene(QPointF(head_x + col + 0.5, head_y + row + 0.5)))
 
-    def hover(point):  # two real moves (a move to where the cursor already is may send nothing)
+    def hovered(point, text) -> bool:
+        """Move the mouse to ``point`` (by way of a neighbour: a move to where the cursor
+        already is may send nothing) and say whether the panel shows ``text``; repeated by
+        waitUntil, as a loaded offscreen run can drop a synthetic move."""
+        QToolTip.hideText()
         QTest.mouseMove(view.viewport(), point + QPoint(2, 1))
         QTest.mouseMove(view.viewport(), point)
+        return panel.hover_text == text
 
-    hover(view_point(x, y, k, q))
-    qtbot.waitUntil(lambda: panel.hover_text == panel.cell_text(7, q, k), timeout=15000)
+    qtbot.waitUntil(lambda: hovered(view_point(x, y, k, q), panel.cell_text(7, q, k)), timeout=15000)
     assert f"{float(state.attention_causal[7, q, k]):.3f}" in panel.hover_text
     # above the diagonal: the future, masked
-    hover(view_point(x, y, q + 1, 1))
-    qtbot.waitUntil(lambda: panel.hover_text == panel.cell_text(7, 1, q + 1), timeout=15000)
+    qtbot.waitUntil(lambda: hovered(view_point(x, y, q + 1, 1), panel.cell_text(7, 1, q + 1)), timeout=15000)
     assert "masked" in panel.hover_text
     # a click on head 10 enlarges head 10
     x10, y10 = image.geometry.origin(10)
