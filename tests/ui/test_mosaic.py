@@ -83,3 +83,46 @@ def test_tile_ticks_label_every_row_of_tiles_at_its_cells():
     # too little room: every other label, cut short
     sparse = tile_ticks(["a-long-token"] * 10, MosaicGeometry(4, 10, 10, 1), 2, pixels_per_cell=8.0, vertical=False)[0]
     assert len(sparse) == 2 * 2 and sparse[0][1] == "a-l…"
+
+
+def test_the_mouse_over_a_tile_names_its_head_query_key_and_weight(qtbot, tiny_checkpoint):
+    from attention_lab.ui.panels.head_grid import HeadGridPanel
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QToolTip
+    from state_factory import build_state, load
+
+    state = build_state(load(tiny_checkpoint), "The big dog bit the mailman yesterday.")
+    panel = HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    panel.show_state(state)
+    qtbot.waitUntil(lambda: panel.grid_view.isVisible())
+    qtbot.wait(200)  # laid out: the view's transform is final
+    image, view = panel.mosaic, panel.grid_view
+    x, y = image.geometry.origin(7)
+    q, k = 4, 2
+
+    def view_point(head_x, head_y, col, row):
+        return view.mapFromScene(image.mapToScene(QPointF(head_x + col + 0.5, head_y + row + 0.5)))
+
+    def hovered(point, text) -> bool:
+        """Move the mouse to ``point`` (by way of a neighbour: a move to where the cursor
+        already is may send nothing) and say whether the panel shows ``text``; repeated by
+        waitUntil, as a loaded offscreen run can drop a synthetic move."""
+        QToolTip.hideText()
+        QTest.mouseMove(view.viewport(), point + QPoint(2, 1))
+        QTest.mouseMove(view.viewport(), point)
+        return panel.hover_text == text
+
+    qtbot.waitUntil(lambda: hovered(view_point(x, y, k, q), panel.cell_text(7, q, k)), timeout=15000)
+    assert f"{float(state.attention_causal[7, q, k]):.3f}" in panel.hover_text
+    # above the diagonal: the future, masked
+    qtbot.waitUntil(lambda: hovered(view_point(x, y, q + 1, 1), panel.cell_text(7, 1, q + 1)), timeout=15000)
+    assert "masked" in panel.hover_text
+    # a click on head 10 enlarges head 10
+    x10, y10 = image.geometry.origin(10)
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view_point(x10, y10, 0, 3))
+    qtbot.waitUntil(lambda: panel.tabs.currentIndex() == 1, timeout=15000)
+    assert panel.head == 10
