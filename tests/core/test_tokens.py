@@ -152,3 +152,12 @@ def test_any_text_round_trips(tok, text):
     assert tok.decode(ids) == text
     texts = tok.token_texts(ids)
     assert len(texts) == len(ids) and all(isinstance(t, str) and t for t in texts)
+
+
+def test_text_remark_names_spaces_only_and_byte_pieces():
+    from attention_lab.core.tokens import text_remark
+
+    assert text_remark("   ", ["␣", "␣", "␣"]) == "spaces"
+    assert text_remark("👋", ["<0xF0><0x9F>", "<0x91><0x8B>"]) == "bytes"
+    assert text_remark("The dog", ["The", "␣dog"]) is None
+    assert text_remark("", []) is None

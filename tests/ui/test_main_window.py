@@ -472,7 +472,48 @@ def test_an_emptied_text_shows_no_stale_token_count(qtbot, make_window):
     assert old not in window.status.tokens.text()
 
 
+
+@pytest.mark.parametrize("text, remark", [("     ", "token_editor.remark.spaces"), ("👋🎉", "token_editor.remark.bytes")])
+def test_a_text_of_spaces_or_emoji_is_explained(qtbot, make_window, text, remark):
+    from attention_lab.ui.i18n import tr
+
+    window = make_window()
+    wait_state(qtbot, window)
+    type_text(window, text)
+    state = wait_state(qtbot, window, lambda s: s.text == text)
+    editor = window.panel("panel.token_editor")
+    qtbot.waitUntil(lambda: editor.message.isVisible(), timeout=STATE_TIMEOUT_MS)  # the panel draws the state
+    assert editor.message.text() == tr(remark)
+    if remark.endswith("bytes"):
+        assert any("<0x" in t for t in state.tokens)  # the chips the remark explains
+    type_text(window, "The dog")
+    wait_state(qtbot, window, lambda s: s.text == "The dog")
+    qtbot.waitUntil(lambda: not editor.message.isVisible(), timeout=STATE_TIMEOUT_MS)  # an ordinary text: none
+
+
 # ---------------------------------------------------------------------------- export
+def test_the_export_dialog_opens_in_the_last_folder_used(qtbot, make_window, tmp_path, monkeypatch):
+    """First use: the learner's Pictures folder (or home), never the app's folder; then the last folder used."""
+    from attention_lab.ui import main_window
+
+    opened = []
+
+    def fake_dialog(_parent, _title, start, _filter):
+        opened.append(start)
+        return str(tmp_path / "chosen" / "grid.png"), ""
+
+    (tmp_path / "chosen").mkdir()
+    monkeypatch.setattr(main_window.QFileDialog, "getSaveFileName", fake_dialog)
+    window = make_window()
+    wait_state(qtbot, window)
+    assert window.export_current("png", panel_id="panel.head_grid") == tmp_path / "chosen" / "grid.png"
+    first = Path(opened[0])
+    assert first.name == "head_grid.png" and first.parent.is_dir()
+    assert first.is_absolute() and first.parent != Path.cwd() and first.parent != ROOT and ROOT not in first.parents
+    window.export_current("png", panel_id="panel.head_grid")
+    assert Path(opened[1]) == tmp_path / "chosen" / "head_grid.png"  # where the last export went
+
+
 def test_export_plots_and_numbers(qtbot, make_window, tmp_path):
     window = make_window()
     state = wait_state(qtbot, window)

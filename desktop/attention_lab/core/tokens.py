@@ -190,3 +190,15 @@ def _byte_level_bpe(vocab: Path, merges: Path) -> tokenizers.Tokenizer:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+def text_remark(text: str, token_texts: list[str]) -> str | None:
+    """What a learner needs told about an unusual text, as a key: ``"spaces"`` when the text is only
+    whitespace (each space becomes a ``␣`` token: nothing for attention to relate), ``"bytes"`` when some
+    token is a piece of a character (``<0xF0>``: byte-level BPE splits what its vocabulary lacks into
+    UTF-8 bytes); ``None`` for an ordinary text."""
+    if text and not text.strip():
+        return "spaces"
+    if any("<0x" in shown for shown in token_texts):
+        return "bytes"
+    return None

@@ -144,3 +144,27 @@ def export_target(target: Any, kind: str, path: str | os.PathLike) -> Path:
     else:
         export_plot(target, path)
     return path
+
+
+# ---------------------------------------------------------------------------- where the dialog opens
+EXPORT_FOLDER_KEY = "export/folder"
+
+
+def suggested_path(settings, filename: str) -> str:
+    """Where the export dialog opens: the folder of the last export (remembered in the settings) if it
+    still exists; on first use the learner's Pictures folder for an image, Documents for a table; the home
+    folder if those are missing.  Never the app's own folder, where a checkout's files would be."""
+    from PySide6.QtCore import QStandardPaths
+
+    last = str(settings.value(EXPORT_FOLDER_KEY, "") or "")
+    if last and Path(last).is_dir():
+        return str(Path(last) / filename)
+    kind = QStandardPaths.StandardLocation.DocumentsLocation if filename.endswith(".csv") else QStandardPaths.StandardLocation.PicturesLocation
+    for folder in (QStandardPaths.writableLocation(kind), str(Path.home())):
+        if folder and Path(folder).is_dir():
+            return str(Path(folder) / filename)
+    return filename
+
+
+def remember_folder(settings, path: str | os.PathLike) -> None:
+    settings.setValue(EXPORT_FOLDER_KEY, str(Path(path).parent))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import traceback
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QTimer, Signal
@@ -330,17 +331,16 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(tr("status.nothing_to_export", panel=name), 6000)
             return None
         if path is None:
-            suggested = f"{panel.panel_id.value.removeprefix('panel.')}.{kind}"
+            suggested = exporting.suggested_path(self.settings, f"{panel.panel_id.value.removeprefix('panel.')}.{kind}")
             path, _ = QFileDialog.getSaveFileName(self, tr("dialog.export_title"), suggested, f"{kind.upper()} (*.{kind})")
             if not path:
                 return None
         try:
             path = exporting.export_target(target, kind, path)
         except Exception as exc:
-            import traceback
-
             self.show_error(f"{name}: {exc}", traceback.format_exc())
             return None
+        exporting.remember_folder(self.settings, path)
         self.statusBar().showMessage(tr("status.exported", path=str(path)), 6000)
         return path
 

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.core.lab import seed_text_for
+from attention_lab.core.tokens import text_remark
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import integer, percent
@@ -260,6 +261,7 @@ class TokenEditorPanel(Panel):
         self.bos.toggled.connect(self.bos_toggled)
         self.message = QLabel(self)
         self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)  # "<0xF0>" in a remark is text, not a tag
         self.message.setStyleSheet("color: #b02020;")
         self.message.hide()
 
@@ -343,6 +345,11 @@ class TokenEditorPanel(Panel):
         self.bos.blockSignals(False)
 
     def show_notice(self, message: str) -> None:
+        """``message`` under the text field; none: the remark the analysed text needs (only spaces, bytes), if any."""
+        state = self.state
+        if not message and state is not None and state.text == self.editor.toPlainText():
+            remark = text_remark(state.text, list(state.tokens))
+            message = tr(f"token_editor.remark.{remark}") if remark else ""
         self.message.setText(message)
         self.message.setVisible(bool(message))
         if message and not self.editor.toPlainText():  # the count was the old text's

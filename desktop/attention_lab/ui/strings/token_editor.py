@@ -35,6 +35,18 @@ register(
             "pt_BR": "O texto tem {total} tokens; {model} lê no máximo {context}. Os últimos {cut} tokens "
             "(destacados no texto) são cortados e não entram na análise.",
         },
+        "token_editor.remark.spaces": {
+            "en": "Only spaces: GPT-2 turns them into “␣” tokens, which carry no words for the heads to relate. "
+            "Type a sentence to see attention at work.",
+            "pt_BR": "Só espaços: o GPT-2 os transforma em tokens “␣”, sem palavras para as cabeças relacionarem. "
+            "Digite uma frase para ver a atenção trabalhando.",
+        },
+        "token_editor.remark.bytes": {
+            "en": "Chips like <0xF0> are bytes: GPT-2's BPE is byte-level, so a character its vocabulary lacks "
+            "(an emoji, a rare letter) is split into the bytes of its UTF-8 code, one or more per token.",
+            "pt_BR": "Fichas como <0xF0> são bytes: o BPE do GPT-2 trabalha com bytes, então um caractere que falta "
+            "no seu vocabulário (um emoji, uma letra rara) é dividido nos bytes do seu código UTF-8, um ou mais por token.",
+        },
         "token_editor.cut_chip": {"en": "✂ +{cut} cut", "pt_BR": "✂ +{cut} cortados"},
         "token_editor.empty": {"en": "No tokens yet: type some text.", "pt_BR": "Nenhum token ainda: digite um texto."},
         "token_editor.replace_label": {
