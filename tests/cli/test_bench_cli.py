@@ -32,6 +32,7 @@ ROW_IDS = {
     "gui_stall_kvbench",
     "gui_stall_long_text",
     "gui_stall_idle_build",
+    "gui_stall_rank_heads",
     "peak_memory_32",
     "peak_memory_1024",
 }
@@ -149,8 +150,9 @@ def test_gui_stall_rows_for_chosen_phases(tiny_checkpoint, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "desktop"))
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     rows = bench.bench_gui_stalls(str(tiny_checkpoint), "tiny", bench.Settings(reps=1, quick=True),
-                                  phases=("edit", "tabs", "long_text", "idle_build"))
-    assert [r.id for r in rows] == ["gui_stall_edit", "gui_stall_first_open", "gui_stall_long_text", "gui_stall_idle_build"]
+                                  phases=("edit", "tabs", "long_text", "idle_build", "rank_heads"))
+    assert [r.id for r in rows] == ["gui_stall_edit", "gui_stall_first_open", "gui_stall_long_text", "gui_stall_idle_build",
+                                     "gui_stall_rank_heads"]
     for row in rows:
         assert row.verdict in ("met", "not met"), row.note
         assert len(row.ours_samples) == 1 and row.ours == max(row.ours_samples) > 0

@@ -477,6 +477,9 @@ STALL_ROWS = (
     # the tabs' panels are built in idle time after start-up (ui/idle_build.py): the work a first
     # opening no longer does happens there, once, and is held to a first opening's budget
     ("gui_stall_idle_build", "idle_build", "GUI thread: longest stall building the tabs' panels in idle time after start-up", 100.0),
+    # issue 17: ranking every head by knockout runs L × H forwards on the worker; the window
+    # must stay responsive meanwhile (progress throttled, the map drawn once at the end)
+    ("gui_stall_rank_heads", "rank_heads", "GUI thread: longest stall while every head is ranked by knockout (32 tokens)", 50.0),
 )
 #: probe runs per stall row: each run's worst stall is one sample, the row reports their median
 STALL_PROBE_RUNS = 3
