@@ -368,3 +368,24 @@ def test_knockout_fact_names_the_head_whose_knockout_raises_the_loss_most(ctx, m
     assert v["before"] == pytest.approx(alone.loss_before, abs=1e-5)
     assert v["after"] == pytest.approx(alone.loss_after, abs=1e-5)
     assert v["heads"] == model.lens.config.n_layer * model.lens.config.n_head
+    assert fact.key == "knockout" and v["mask"] == "causal"
+
+
+def test_knockout_fact_ranks_heads_under_the_mask_the_analysis_runs_with(ctx, model):
+    """The tour's knockout step follows the designer's step: its ranking must use that window, as the
+    knockout panel does, and say so."""
+    from dataclasses import replace
+
+    from attention_lab.core.ablation import knockout
+    from attention_lab.core.masks import allowed_matrix, parse_mask_spec
+
+    allowed = allowed_matrix(parse_mask_spec("window:2"), ctx.ids)
+    fact = compute_fact("knockout", replace(ctx, allowed=allowed, mask_spec="window:2"))
+    v = fact.values
+    assert fact.key == "knockout.masked" and v["mask"] == "window:2"
+    layer, head = (int(x) for x in v["head"].split("."))
+    windowed = knockout(model.lens, ctx.ids, [(layer, head)], "zero", allowed=allowed)
+    causal = knockout(model.lens, ctx.ids, [(layer, head)], "zero")
+    assert v["before"] == pytest.approx(windowed.loss_before, abs=1e-5)
+    assert v["after"] == pytest.approx(windowed.loss_after, abs=1e-5)
+    assert abs(windowed.loss_before - causal.loss_before) > 1e-4  # the mask did change what was measured

@@ -151,9 +151,10 @@ def expected_numbers(window, key: str) -> list[str]:
     if key == "mask_designer":  # the cache of the mask the window's analysis now runs under
         return [str(cache_positions_per_layer(state.extras["allowed"])), str(count)]
     if key == "knockout":
-        ranking = run_rank_heads(lens, ids, "zero")
+        # ranked under the mask the analysis runs with (the designer's window, left from the step before)
+        ranking = run_rank_heads(lens, ids, "zero", allowed=state.extras["allowed"])
         layer, head, delta = ranking.top[0]
-        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta)]
+        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta), state.extras["mask_spec"]]
     raise AssertionError(key)
 
 

@@ -491,6 +491,8 @@ class TourDock(QDockWidget):
             rules=rules,
             token_text=lambda i: tok.token_texts([int(i)])[0],
             model_name=model.name,
+            allowed=state.extras.get("allowed"),
+            mask_spec=state.extras.get("mask_spec", "causal"),
         )
 
     def _request_key(self, state) -> tuple:
