@@ -84,8 +84,15 @@ def test_the_chosen_mask_runs_the_analysis_and_its_verdicts_are_cores(qtbot, ses
     assert panel.reach_image.image is not None
     text = panel.verdicts.text()
     assert ("Yes." in text.split("KV cache?")[1][:8]) == expected.kv_cache_valid
+    # the measured cells drawn over the reach grid: a dot where editing column j moved row i
+    dots, crosses = panel.measured_marks_shown()
+    measured = sorted((int(i), expected.probed_columns[int(c)]) for i, c in torch.nonzero(expected.influence).tolist())
+    assert dots == measured and dots  # the model's measurement, not the grid
+    assert all(bool(expected.reach[i, j]) for i, j in dots) and crosses == []  # and here it matches the grid
+    assert f"{len(expected.probed_columns)} of {state.n_tokens}" in panel.reach_note.text()
     translator.set_language("pt_BR")
     assert "cache KV" in panel.verdicts.text()
+    assert panel.reach_note.text().startswith("Pontos")
 
 
 def test_a_custom_grid_edit_changes_the_analysis(qtbot, session, model):
