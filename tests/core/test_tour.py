@@ -302,7 +302,8 @@ def test_kv_fact_gives_the_speedup_only_after_the_benchmark_ran(ctx, model):
     assert pending.values["bidir_max"] == max(stability.max_per_layer("bidirectional")[1:])
     result = run_kv_benchmark(model.lens, ctx.ids, 5)
     done = compute_fact("kvcache", TourContext.from_model(model, SEED_TEXT, kv_result=result))
-    assert done.key == "kvcache.done"
+    # the wording follows the measured speedup (a busy machine can make it unclear): not a timed test
+    assert done.key == ("kvcache.done" if result.speedup >= 1.2 else "kvcache.done.unclear")
     assert done.values["speedup"] == result.speedup and done.values["identical"] is True
     assert done.values["clear"] == (result.speedup >= 1.2)
     assert done.values["slope_ms_without"] == result.slope_ms_without
