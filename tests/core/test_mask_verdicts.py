@@ -176,3 +176,23 @@ def test_specs_print_as_they_parse(tiny_model):
     assert masks.parse_mask_spec("documents:\\n", tiny_model.tokenizer).separator == "\n"
     with pytest.raises(masks.MaskSpecError, match="diagonal"):
         masks.custom_mask(torch.zeros(3, 3))
+
+
+def test_measured_cells_are_the_influence_and_name_where_it_differs_from_reach(tiny_model):
+    """What the designer draws over its reach grid: the cells the model measured as changed
+    (edited column, moved row) and any cell where that measurement disagrees with reach."""
+    import dataclasses
+
+    ids = _ids(12)
+    report = masks.mask_report(tiny_model.lens, ids, _spec("window:2", tiny_model), grid_limit=5)
+    changed, differs = masks.measured_cells(report)
+    columns = report.probed_columns
+    assert len(columns) < len(ids)  # a sample: the unprobed columns get no cell
+    assert {j for _i, j in changed} <= set(columns)
+    assert changed == [(i, j) for i in range(len(ids)) for j in columns if report.influence[i, columns.index(j)]]
+    assert all(bool(report.reach[i, j]) for i, j in changed) and differs == []
+    # a measurement that disagrees with the grid at one cell is named there
+    influence = report.influence.clone()
+    influence[0, len(columns) - 1] = ~influence[0, len(columns) - 1]
+    _, differs = masks.measured_cells(dataclasses.replace(report, influence=influence))
+    assert differs == [(0, columns[-1])]

@@ -302,7 +302,8 @@ def test_kv_fact_gives_the_speedup_only_after_the_benchmark_ran(ctx, model):
     assert pending.values["bidir_max"] == max(stability.max_per_layer("bidirectional")[1:])
     result = run_kv_benchmark(model.lens, ctx.ids, 5)
     done = compute_fact("kvcache", TourContext.from_model(model, SEED_TEXT, kv_result=result))
-    assert done.key == "kvcache.done"
+    # the wording follows the measured speedup (a busy machine can make it unclear): not a timed test
+    assert done.key == ("kvcache.done" if result.speedup >= 1.2 else "kvcache.done.unclear")
     assert done.values["speedup"] == result.speedup and done.values["identical"] is True
     assert done.values["clear"] == (result.speedup >= 1.2)
     assert done.values["slope_ms_without"] == result.slope_ms_without
@@ -368,3 +369,24 @@ def test_knockout_fact_names_the_head_whose_knockout_raises_the_loss_most(ctx, m
     assert v["before"] == pytest.approx(alone.loss_before, abs=1e-5)
     assert v["after"] == pytest.approx(alone.loss_after, abs=1e-5)
     assert v["heads"] == model.lens.config.n_layer * model.lens.config.n_head
+    assert fact.key == "knockout" and v["mask"] == "causal"
+
+
+def test_knockout_fact_ranks_heads_under_the_mask_the_analysis_runs_with(ctx, model):
+    """The tour's knockout step follows the designer's step: its ranking must use that window, as the
+    knockout panel does, and say so."""
+    from dataclasses import replace
+
+    from attention_lab.core.ablation import knockout
+    from attention_lab.core.masks import allowed_matrix, parse_mask_spec
+
+    allowed = allowed_matrix(parse_mask_spec("window:2"), ctx.ids)
+    fact = compute_fact("knockout", replace(ctx, allowed=allowed, mask_spec="window:2"))
+    v = fact.values
+    assert fact.key == "knockout.masked" and v["mask"] == "window:2"
+    layer, head = (int(x) for x in v["head"].split("."))
+    windowed = knockout(model.lens, ctx.ids, [(layer, head)], "zero", allowed=allowed)
+    causal = knockout(model.lens, ctx.ids, [(layer, head)], "zero")
+    assert v["before"] == pytest.approx(windowed.loss_before, abs=1e-5)
+    assert v["after"] == pytest.approx(windowed.loss_after, abs=1e-5)
+    assert abs(windowed.loss_before - causal.loss_before) > 1e-4  # the mask did change what was measured

@@ -84,8 +84,15 @@ def test_the_chosen_mask_runs_the_analysis_and_its_verdicts_are_cores(qtbot, ses
     assert panel.reach_image.image is not None
     text = panel.verdicts.text()
     assert ("Yes." in text.split("KV cache?")[1][:8]) == expected.kv_cache_valid
+    # the measured cells drawn over the reach grid: a dot where editing column j moved row i
+    dots, crosses = panel.measured_marks_shown()
+    measured = sorted((int(i), expected.probed_columns[int(c)]) for i, c in torch.nonzero(expected.influence).tolist())
+    assert dots == measured and dots  # the model's measurement, not the grid
+    assert all(bool(expected.reach[i, j]) for i, j in dots) and crosses == []  # and here it matches the grid
+    assert f"{len(expected.probed_columns)} of {state.n_tokens}" in panel.reach_note.text()
     translator.set_language("pt_BR")
     assert "cache KV" in panel.verdicts.text()
+    assert panel.reach_note.text().startswith("Pontos")
 
 
 def test_a_custom_grid_edit_changes_the_analysis(qtbot, session, model):
@@ -176,6 +183,47 @@ def test_shift_click_in_the_head_grid_knocks_the_head_out(qtbot, session, monkey
         grid._grid_click("mosaic", (3, 0, 0))  # head 3's cell (query 0, key 0)
     assert blocker.args[0].extras["knockout"] == ((0, 3),)
     assert knock.heads() == ((0, 3),)
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_portrait_knocks_heads_out_by_shift_click_and_its_menu(qtbot, session, monkeypatch, language):
+    """Issue 17: "click heads in the grid (or the portrait)": the portrait's Shift+click and its
+    row menu send the head grid's intent, the knockout panel shows the set, the row is marked."""
+    from attention_lab.ui.i18n import tr
+    from attention_lab.ui.panels import portrait as portrait_module
+    from attention_lab.ui.panels.portrait import PortraitPanel
+
+    translator.set_language(language)
+    session.set_text(TEXT)
+    portrait = make_panel(qtbot, session, PortraitPanel)
+    knock = make_panel(qtbot, session, KnockoutPanel)
+    analysed(qtbot, session)
+    assert tr("portrait.knockout_hint") in portrait.explain.text()
+    row = next(r for r in range(portrait.table.rowCount()) if portrait._head_at_row(r) == 2)
+    monkeypatch.setattr(portrait_module.QApplication, "keyboardModifiers",
+                        staticmethod(lambda: portrait_module.Qt.KeyboardModifier.ShiftModifier))
+    selected = []
+    portrait.head_selected.connect(lambda layer, head: selected.append(head))
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        portrait._on_cell_clicked(row, 1)
+    assert blocker.args[0].extras["knockout"] == ((0, 2),) and selected == []  # knocked out, not opened
+    assert knock.heads() == ((0, 2),)
+    assert portrait.knocked_out() == {2}
+    row = next(r for r in range(portrait.table.rowCount()) if portrait._head_at_row(r) == 2)
+    assert portrait.table.item(row, 0).text().endswith("✕")
+    # the row's menu offers to put it back, and does
+    menu = portrait.knockout_menu(2)
+    action = menu.actions()[0]
+    assert action.text() == tr("portrait.put_back", layer=0, head=2)
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        action.trigger()
+    assert blocker.args[0].extras["knockout"] == ()
+    assert portrait.knockout_menu(2).actions()[0].text() == tr("portrait.knock_out", layer=0, head=2)
+    # the scatter's point does the same
+    point = next(p for p in portrait.scatter.points() if p.data() == 1)
+    with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
+        portrait._on_points_clicked(portrait.scatter, [point])
+    assert blocker.args[0].extras["knockout"] == ((0, 1),)
 
 
 def test_the_head_grid_hatches_the_designed_masks_walls_and_the_texts_name_the_mask(qtbot, model):

@@ -29,7 +29,8 @@ from attention_lab.core import kvbench  # noqa: E402
 from attention_lab.core.jobs import KV_BENCH, MASK_MODES, TargetKVRun  # noqa: E402
 from attention_lab.core.kvbench import KVResult  # noqa: E402
 from attention_lab.core.lens import MaskMode  # noqa: E402
-from attention_lab.ui.i18n import translator  # noqa: E402
+from attention_lab.ui.i18n import tr, translator  # noqa: E402
+from attention_lab.ui.number_format import integer  # noqa: E402
 from attention_lab.ui.panels.kv_bench import KVBenchPanel, time_ceiling  # noqa: E402
 from attention_lab.ui.panels.mask import MODES, MaskPanel  # noqa: E402
 from attention_lab.core import roles  # noqa: E402
@@ -499,6 +500,40 @@ def test_kv_model_choice_and_longer_run_reach_the_session(qtbot, state, tiny_mod
     assert runner.args[-1][0] == "kv_benchmark_job" and "random" not in panel.ran_on.text()
     translator.set_language("pt_BR")
     assert panel.model_choice.itemText(1) == "formatos do GPT-2 small, pesos aleatórios"
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_kv_cache_size_before_a_run_is_the_chosen_models(qtbot, state, tiny_model, language):
+    """With GPT-2 small's shapes chosen, the line before a run is that model's formula (12 × 12 × 64),
+    not the loaded model's; choosing the loaded model again brings its formula back."""
+    translator.set_language(language)
+    panel = shown(qtbot, KVBenchPanel())
+    panel.show_state(state)
+    cfg = tiny_model.lens.config
+    loaded_line = panel._result_labels["cache_size"].text()
+    assert f"× {cfg.n_head} " in loaded_line
+    panel.set_benchmark_model("gpt2-shapes")
+    line = panel._result_labels["cache_size"].text()
+    big = kvbench.benchmark_config("gpt2-shapes")
+    assert (big.n_layer, big.n_head, big.head_dim) == (12, 12, 64)
+    per_position = 2 * 12 * 12 * 64 * 4
+    assert line.startswith(tr("kvbench.model.gpt2-shapes"))
+    assert "× 12 " in line and "× 64 " in line and integer(per_position) in line
+    assert line != loaded_line
+    panel.set_benchmark_model("loaded")
+    assert panel._result_labels["cache_size"].text() == loaded_line
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_kv_stability_tab_says_why_it_is_empty(qtbot, state, language):
+    """No state: the "why the cache works" tab says what it will show instead of empty plots;
+    a state but no session to measure it: it says nothing can run."""
+    translator.set_language(language)
+    panel = shown(qtbot, KVBenchPanel())
+    panel.show_stability_tab()
+    assert panel.stab_summary.text() == tr("kvstab.empty")
+    panel.show_state(state)  # nobody serves the stability intent: it cannot be measured
+    assert panel.stab_summary.text() == tr("kvbench.no_worker")
 
 
 def test_time_ceiling_is_the_next_1_2_5_step():

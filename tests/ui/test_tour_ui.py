@@ -151,9 +151,10 @@ def expected_numbers(window, key: str) -> list[str]:
     if key == "mask_designer":  # the cache of the mask the window's analysis now runs under
         return [str(cache_positions_per_layer(state.extras["allowed"])), str(count)]
     if key == "knockout":
-        ranking = run_rank_heads(lens, ids, "zero")
+        # ranked under the mask the analysis runs with (the designer's window, left from the step before)
+        ranking = run_rank_heads(lens, ids, "zero", allowed=state.extras["allowed"])
         layer, head, delta = ranking.top[0]
-        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta)]
+        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta), state.extras["mask_spec"]]
     raise AssertionError(key)
 
 
@@ -342,6 +343,35 @@ def test_shortcut_is_ctrl_t_and_clashes_with_nothing(qtbot, make_window):
     others = [a for a in window.findChildren(QAction) if a is not action and not a.shortcut().isEmpty()]
     assert all(a.shortcut() != action.shortcut() for a in others)
     assert window.help_menu.actions()[0] is action
+
+
+def test_the_induction_step_settles_only_once_its_best_heads_layer_is_drawn(qtbot, make_window):
+    """The induction step switches the grid to its best head's layer after its fact arrives; the
+    screenshot tool waits for ``settled``, which must not be true on the layer the step started on."""
+    from attention_lab.core.tour import repeated_words_text
+
+    window = make_window()
+    wait_state(qtbot, window)
+    model = window.session.model
+    ids = model.tokenizer.encode(repeated_words_text(model.tokenizer))
+    scores = analysis.head_detector(model.lens, ids, "induction")
+    best_layer = int(scores.flatten().argmax()) // scores.shape[1]
+    other = (best_layer + 1) % model.lens.config.n_layer
+    window.session.set_layer(other)  # the step has to switch layer to open its head
+    wait_state(qtbot, window, lambda s: s.layer == other)
+    dock = open_from_help_menu(window)
+    seen = []  # (settled, layer shown) each time a fact lands, after the dock handled it
+    window.session.fact_ready.connect(lambda *_: seen.append((dock.settled(), window.session.state.layer)))
+    with qtbot.waitSignal(dock.step_settled, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda key: key == "induction"):
+        dock.goto("induction")
+    grid = window.panel("panel.head_grid")
+    v = dock.fact.values
+    assert v["best_layer"] == best_layer
+    assert dock.settled() and window.session.state.layer == best_layer
+    assert grid.state is window.session.state and grid.head == v["best_head"] and grid.has_data()
+    assert (False, other) in seen  # the fact measured on the first layer did not count as settled
+    assert all(layer == best_layer for settled, layer in seen if settled)
 
 
 def test_env_var_opens_the_tour_on_a_step_for_screenshots(qtbot, make_window, monkeypatch):

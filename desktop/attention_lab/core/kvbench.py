@@ -283,6 +283,21 @@ def benchmark_model(choice: str, loaded=None, seed: int = 0) -> BenchTarget:
     raise ValueError(f"unknown benchmark model {choice!r}; choose one of: {', '.join(KV_MODELS)}")
 
 
+def benchmark_config(choice: str, loaded=None):
+    """The config a run on ``choice`` would time, without building its weights: the panel's
+    cache-size formula before a run is the chosen model's, not the loaded one's."""
+    if choice == "loaded":
+        if loaded is None:
+            raise ValueError("the loaded model is needed for the 'loaded' benchmark model")
+        return loaded.lens.config
+    if choice == "gpt2-shapes":
+        from .checkpoints import GPT2_SMALL_SHAPES
+        from .lens import GPT2Config
+
+        return GPT2Config(**GPT2_SMALL_SHAPES)  # random_gpt2_lens builds this very config
+    raise ValueError(f"unknown benchmark model {choice!r}; choose one of: {', '.join(KV_MODELS)}")
+
+
 # ---------------------------------------------------------------------------- words
 KV_TEXTS: dict[str, dict[str, str]] = {
     "kv.speedup.clear": {

@@ -366,6 +366,22 @@ class MaskReport:
         }
 
 
+def measured_cells(report: MaskReport) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The reach grid's cells as the model measured them: ``(changed, differs)``, each a list of
+    ``(influenced position, edited position)``.  ``changed``: editing that token moved that
+    position; ``differs``: measurement and reach grid disagree there.  Only the probed columns
+    (the edited positions) are measured; the others are in neither list."""
+    columns = list(report.probed_columns)
+    if not columns:
+        return [], []
+    predicted = report.reach[:, torch.tensor(columns, dtype=torch.long)]
+
+    def cells(mask: Tensor) -> list[tuple[int, int]]:
+        return [(int(row), columns[int(col)]) for row, col in torch.nonzero(mask).tolist()]
+
+    return cells(report.influence), cells(report.influence != predicted)
+
+
 def mask_report(lens: GPT2Lens, ids: Sequence[int], spec: MaskSpec, *, cancel: Cancel = None,
                 progress: Callable[[int, int], None] | None = None, grid_limit: int | None = None) -> MaskReport:
     """Build ``spec`` for ``ids``, compute its reach and verdicts, and measure both on the model.

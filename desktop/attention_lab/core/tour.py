@@ -205,6 +205,10 @@ class TourContext:
     token_text: Callable[[int], str] | None = None  # id -> token text (for the replacement's name)
     model_name: str = ""
     cancel: Callable[[], bool] | None = None  # checked between the passes of the longer facts
+    # the mask the window's analysis runs under (the designer's): [n, n] bool, None for causal;
+    # the knockout step ranks heads under it, as the knockout panel does
+    allowed: Any = None
+    mask_spec: str = "causal"
 
     def __post_init__(self) -> None:
         self.ids = [int(i) for i in self.ids]
@@ -775,9 +779,11 @@ def knockout_fact(ctx: TourContext) -> Fact:
 
     if ctx.n < 2:
         return Fact("knockout.short", {"n": ctx.n})
-    ranking = run_rank_heads(ctx.lens, ctx.ids, "zero", cancel=ctx.cancel)
+    ranking = run_rank_heads(ctx.lens, ctx.ids, "zero", cancel=ctx.cancel, allowed=ctx.allowed)
     layer, head, delta = ranking.top[0]
-    return Fact("knockout", {
+    masked = ctx.allowed is not None  # the fact names the mask the ranking ran under
+    return Fact("knockout.masked" if masked else "knockout", {
+        "mask": ctx.mask_spec if masked else "causal",
         "heads": ctx.lens.config.n_layer * ctx.lens.config.n_head,
         "head": f"{layer}.{head}",
         "before": ranking.baseline,

@@ -23,7 +23,7 @@ import logging
 import os
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -135,6 +135,10 @@ def save_progress(settings: QSettings, progress: TourProgress) -> None:
 class TourDock(QDockWidget):
     """The tour's dock: step title, what to look at, the measured fact, Back / Next / Close."""
 
+    # the step's key, once what it set up is on screen: its fact measured on the state shown, no
+    # analysis on its way, the head it opens open on its layer (screenshots wait for it)
+    step_settled = Signal(str)
+
     def __init__(self, window: QMainWindow):
         super().__init__(tr("tour.title"), window)
         self.setObjectName(DOCK_NAME)
@@ -148,6 +152,7 @@ class TourDock(QDockWidget):
         self._pending_key: tuple | None = None
         self._pending_model = ""  # the model the pending fact is measured on
         self._open_head_once = False
+        self._opened_head: tuple[int, int] | None = None  # (layer, head) the step opened in the head grid
         self._kv_result: tuple[tuple, Any] | None = None  # (text key of the run, KVResult)
         self.menu_action: QAction | None = None
         self.top_height_before: int | None = None  # the top strip's height before the tour widened it
@@ -447,6 +452,7 @@ class TourDock(QDockWidget):
             self.window_.panel(PanelId.MASK_DESIGNER).set_choice_text(step.designer_mask)
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
+        self._opened_head = None
         self.fact = None
         self.fact_error = None
         self._fact_key = None
@@ -465,6 +471,7 @@ class TourDock(QDockWidget):
         else:
             return
         self._open_head_once = False
+        self._opened_head = (int(layer), int(head))
         self.window_.panel(PanelId.HEAD_GRID).set_view(view)
         self.window_.select_head(int(layer), int(head))
         self._note_set_by_tour({"layer"})
@@ -491,6 +498,8 @@ class TourDock(QDockWidget):
             rules=rules,
             token_text=lambda i: tok.token_texts([int(i)])[0],
             model_name=model.name,
+            allowed=state.extras.get("allowed"),
+            mask_spec=state.extras.get("mask_spec", "causal"),
         )
 
     def _request_key(self, state) -> tuple:
@@ -524,6 +533,7 @@ class TourDock(QDockWidget):
         self.fact_model = self._pending_model
         self._show_fact()
         self._open_head(fact)
+        self._emit_if_settled()
 
     @Slot(str, object, str, str)
     def _on_fact_error(self, kind: str, key: tuple, message: str, details: str) -> None:
@@ -660,6 +670,31 @@ class TourDock(QDockWidget):
         if self.isVisible():
             self._request_fact()
             self._update_run_button()
+            self._emit_if_settled()
+
+    def settled(self) -> bool:
+        """Whether the step's set-up is on screen: the fact is measured on the analysis shown,
+        none is on its way (a layer switch the step made included), and the head the step
+        opens is open and drawn on its layer.  The induction step switches to its best head's
+        layer after its fact arrives; until that layer's analysis is drawn this is false."""
+        session = self.window_.session
+        state = session.state
+        if not self.isVisible() or not self.fact_ready or session.pending or state is None:
+            return False
+        if self._fact_key != self._request_key(state) or self._open_head_once:
+            return False
+        if self._opened_head is not None:
+            grid = self.window_.built_panel(PanelId.HEAD_GRID)
+            layer, head = self._opened_head
+            if grid is None or grid.state is not state or state.layer != layer or grid.head != head:
+                return False
+            if not grid.has_data():  # drawn, not just received
+                return False
+        return True
+
+    def _emit_if_settled(self) -> None:
+        if self.settled():
+            self.step_settled.emit(self.step.key)
 
     @Slot(bool)
     def _on_visibility(self, visible: bool) -> None:

@@ -71,8 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         step = int(args.step) - 1 if args.step.isdigit() else args.step
         dock.progress.goto(step)
         window.findChild(type(dock.menu_action), "action.tour").trigger()
-        if not _wait(app, lambda: dock.fact_ready and not window.session.pending, TIMEOUT_S):
-            print("tour screenshot: the step's fact never arrived", file=sys.stderr)
+        # settled, not just "a fact": the induction step switches layer after its fact arrives
+        if not _wait(app, dock.settled, TIMEOUT_S):
+            print("tour screenshot: the step never settled (its fact, or the layer it opens)", file=sys.stderr)
             return 1
         if args.benchmark and dock.step.offers_benchmark:
             kv = window.panel("panel.kvbench")
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not _wait(app, lambda: kv.result() is not None and not kv.running, TIMEOUT_S):
                 print("tour screenshot: the benchmark did not finish", file=sys.stderr)
                 return 1
-            _wait(app, lambda: dock.fact_ready and dock.fact.key == "kvcache.done", TIMEOUT_S)
+            _wait(app, lambda: dock.settled() and dock.fact.key.startswith("kvcache.done"), TIMEOUT_S)
         launch._settle(app, 600)
         path = Path(args.file)
         path.parent.mkdir(parents=True, exist_ok=True)

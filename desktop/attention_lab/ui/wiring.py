@@ -64,6 +64,7 @@ def _mask(session: Session, panel, window: WindowSlots | None) -> None:  # panel
 
 def _portrait(session: Session, panel, window: WindowSlots | None) -> None:  # panels.portrait
     panel.induction_wanted.connect(session.measure_induction)
+    panel.knockout_toggled.connect(session.toggle_knockout)  # the head grid's intent: one knocked-out set
     session.induction_ready.connect(panel.show_induction)
     session.job_failed.connect(panel.show_job_failure)
     if window is not None:

@@ -173,6 +173,7 @@ class KVBenchPanel(Panel):
         self.model_choice.setObjectName("kvbench.model")
         for choice in ("loaded", *[c for c in kvbench.KV_MODELS if c != "loaded"]):
             self.model_choice.addItem("", choice)
+        self.model_choice.currentIndexChanged.connect(lambda _i: self._fill_cache_size())  # that model's formula
         self.long_button = QPushButton(tab)
         self.long_button.setObjectName("kvbench.long_run")
         self.long_button.clicked.connect(self.run_long_benchmark)
@@ -589,6 +590,18 @@ class KVBenchPanel(Panel):
             cfg = self._bench.config
             positions, size = self._result.cache_positions, self._result.cache_bytes
             per_value = size // max(1, 2 * cfg.n_layer * cfg.n_head * cfg.head_dim * positions)
+        elif self.benchmark_model() != "loaded":
+            # another model (GPT-2 small's shapes): its config, per position -- the text's length in
+            # that model's tokens is counted on the worker when the run starts
+            cfg = kvbench.benchmark_config(self.benchmark_model())
+            per_value = 4
+            per_position = 2 * cfg.n_layer * cfg.n_head * cfg.head_dim * per_value
+            self._result_labels["cache_size"].setText(tr(
+                "kvbench.cache.per_position", model=tr(f"kvbench.model.{self.benchmark_model()}"),
+                layers=cfg.n_layer, heads=cfg.n_head, dk=cfg.head_dim, bpv=per_value,
+                size=f"{integer(per_position)} B ({fmt_bytes(per_position)})"))
+            self.explain.setText(tr("kvbench.explain", new=self.new_tokens.value(), n=state.n_tokens))
+            return
         else:
             from attention_lab.core.kvbench import cache_size_bytes
 
@@ -691,6 +704,10 @@ class KVBenchPanel(Panel):
                 self.stab_summary.setText(tr("kvstab.failed", message=self._stability_error))
             elif self._stability_pending is not None:
                 self.stab_summary.setText(tr("kvstab.computing"))
+            elif state is None:  # empty maps need a word: there is nothing to measure on yet
+                self.stab_summary.setText(tr("kvstab.empty"))
+            elif not self.is_served(self.stability_wanted):
+                self.stab_summary.setText(tr("kvbench.no_worker"))
             return
         maps = {
             "causal": getattr(result, f"causal_{what}").double().numpy(),

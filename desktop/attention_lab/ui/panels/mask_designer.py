@@ -14,6 +14,7 @@ from the preset's name.
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import torch
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.core.jobs import MASK_REPORT, mask_report_key
-from attention_lab.core.masks import MASK_KINDS, MaskSpec, allowed_for_text, custom_mask, fit_custom
+from attention_lab.core.masks import MASK_KINDS, MaskSpec, allowed_for_text, custom_mask, fit_custom, measured_cells
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage
@@ -111,7 +112,17 @@ class MaskDesignerPanel(Panel):
         QVBoxLayout(self.grid_box).addWidget(self.grid_plot)
         self.reach_box = QGroupBox(self)
         self.reach_plot, self.reach_image = _grid_plot(self.reach_box)
-        QVBoxLayout(self.reach_box).addWidget(self.reach_plot)
+        # over the reach grid, what the model measured: a dot where editing the column's token
+        # moved the row's position, a cross where measurement and grid disagree
+        self.measured_marks = pg.ScatterPlotItem(size=6, symbol="o", pen=pg.mkPen(40, 40, 40), brush=pg.mkBrush(255, 255, 255))
+        self.differ_marks = pg.ScatterPlotItem(size=12, symbol="x", pen=None, brush=pg.mkBrush(255, 220, 0))
+        for marks in (self.measured_marks, self.differ_marks):
+            self.reach_plot.addItem(marks)
+        self.reach_note = QLabel(self.reach_box)
+        self.reach_note.setWordWrap(True)
+        reach_layout = QVBoxLayout(self.reach_box)
+        reach_layout.addWidget(self.reach_plot, 1)
+        reach_layout.addWidget(self.reach_note)
         grids = QHBoxLayout()
         grids.addWidget(self.grid_box, 1)
         grids.addWidget(self.reach_box, 1)
@@ -308,10 +319,19 @@ class MaskDesignerPanel(Panel):
         report, state = self._report, self._state
         if report is None or state is None:
             self.reach_image.clear()
+            self.measured_marks.setData([], [])
+            self.differ_marks.setData([], [])
+            self.reach_note.setText("")
             return
         n = report.reach.shape[0]
         self.reach_image.setImage(_picture(report.reach.numpy(), REACHED_RGBA), autoLevels=False)
         self.reach_image.setRect(0, 0, n, n)
+        changed, differs = measured_cells(report)
+        for marks, cells in ((self.measured_marks, changed), (self.differ_marks, differs)):
+            # row-major image: the edited position (column) is x, the influenced one (row) is y
+            marks.setData([col + 0.5 for _row, col in cells], [row + 0.5 for row, _col in cells])
+        self.reach_note.setText(tr("designer.reach.marks", probed=len(report.probed_columns), n=n)
+                                + (" " + tr("designer.reach.marks_differ", cells=len(differs)) if differs else ""))
         set_heatmap_axes(self.reach_plot, state.tokens, state.tokens, tr("designer.influenced"), tr("designer.source"))
 
     def _fill_verdicts(self) -> None:
@@ -371,6 +391,13 @@ class MaskDesignerPanel(Panel):
     def shown_verdicts(self) -> dict | None:
         """The verdicts on display, as core computed them (None before they arrive)."""
         return None if self._report is None else self._report.verdicts()
+
+    def measured_marks_shown(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """(row, column) cells of the dots and crosses drawn over the reach grid (tests)."""
+        def cells(marks) -> list[tuple[int, int]]:
+            xs, ys = marks.getData()
+            return sorted((int(y - 0.5), int(x - 0.5)) for x, y in zip(xs, ys))
+        return cells(self.measured_marks), cells(self.differ_marks)
 
     def plot_for_export(self):
         return self.grid_plot.getPlotItem()

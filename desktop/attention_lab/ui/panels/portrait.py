@@ -18,11 +18,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QDoubleSpinBox,
     QGridLayout,
     QGroupBox,
     QHeaderView,
     QLabel,
+    QMenu,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -93,6 +95,9 @@ class PortraitPanel(Panel):
     head_selected = Signal(int, int)  # (layer, head)
     error_raised = Signal(str, str)
     induction_wanted = Signal(object)  # LoadedModel: measure its induction scores (Session.measure_induction)
+    # layer, head: Shift+click or the right-click menu knocks a head out (or back in), the head
+    # grid's own intent (Session.toggle_knockout); panels/knockout.py shows the set
+    knockout_toggled = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -150,6 +155,8 @@ class PortraitPanel(Panel):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.cellClicked.connect(self._on_cell_clicked)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._on_table_menu)
 
         self.plot = make_plot(self)
         show_grid(self.plot, x=True, y=True, alpha=0.25)
@@ -328,7 +335,8 @@ class PortraitPanel(Panel):
         if not self._stats:
             self.explain.setText(tr("portrait.too_short"))
         else:
-            self.explain.setText(tr("portrait.explain", heads=len(self._stats), layer=state.layer))
+            self.explain.setText(tr("portrait.explain", heads=len(self._stats), layer=state.layer)
+                                 + " " + tr("portrait.knockout_hint"))
         self.note.setText(
             tr("portrait.induction.note")
             if self._induction_error is None
@@ -348,8 +356,10 @@ class PortraitPanel(Panel):
             ind = (tr("portrait.induction.pending") if self._induction_error is None else "—", -1.0)
         else:
             ind = (fixed(induction, 3), induction)
+        # a knocked-out head keeps its row (its own attention is unchanged), marked ✕
+        head_text = f"{s.head} ✕" if s.head in self.knocked_out() else str(s.head)
         return [
-            (str(s.head), s.head),
+            (head_text, s.head),
             (fixed(s.mean_distance, 3), float(s.mean_distance)),
             (fixed(s.entropy, 3), float(s.entropy)),
             (fixed(s.sink_mass, 3), float(s.sink_mass)),
@@ -402,6 +412,7 @@ class PortraitPanel(Panel):
 
     def _fill_scatter(self) -> None:
         spots = []
+        knocked = self.knocked_out()
         for s in self._stats:
             colour = role_colour(primary_role(self.roles_of(s.head)))
             spots.append(
@@ -410,6 +421,7 @@ class PortraitPanel(Panel):
                     data=s.head,
                     brush=pg.mkBrush(*colour, 220),
                     pen=pg.mkPen(40, 40, 40),
+                    symbol="x" if s.head in knocked else "o",
                 )
             )
         self._labels.show((f"h{s.head}", float(s.mean_distance), float(s.entropy), (40, 40, 40)) for s in self._stats)
@@ -452,14 +464,49 @@ class PortraitPanel(Panel):
                 break
         self.head_selected.emit(self.state.layer, head)
 
-    def _on_cell_clicked(self, row: int, _col: int) -> None:
+    def _head_at_row(self, row: int) -> int | None:
         item = self.table.item(row, 0)
-        if item is not None:
-            self.select_head(int(item.data(Qt.ItemDataRole.UserRole + 1)))
+        return None if item is None else int(item.data(Qt.ItemDataRole.UserRole + 1))
+
+    def _on_cell_clicked(self, row: int, _col: int) -> None:
+        head = self._head_at_row(row)
+        if head is not None:
+            self._click_head(head)
 
     def _on_points_clicked(self, _item, points, *_ev) -> None:
         if len(points):
-            self.select_head(int(points[0].data()))
+            self._click_head(int(points[0].data()))
+
+    def _click_head(self, head: int) -> None:
+        """A click opens the head; Shift+click knocks it out (or back in), as in the head grid."""
+        if QApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.toggle_knockout(head)
+        else:
+            self.select_head(head)
+
+    # ------------------------------------------------------------------ knockout
+    def knocked_out(self) -> set[int]:
+        """Heads of the shown layer knocked out in the analysis shown."""
+        if self.state is None:
+            return set()
+        return {h for layer, h in self.state.extras.get("knockout", ()) if layer == self.state.layer}
+
+    def toggle_knockout(self, head: int) -> None:
+        if self.state is not None:
+            self.knockout_toggled.emit(self.state.layer, int(head))
+
+    def knockout_menu(self, head: int) -> QMenu:
+        """The right-click menu of a head's row: knock it out, or put it back."""
+        menu = QMenu(self)
+        key = "portrait.put_back" if head in self.knocked_out() else "portrait.knock_out"
+        action = menu.addAction(tr(key, layer=self.state.layer if self.state is not None else 0, head=head))
+        action.triggered.connect(lambda: self.toggle_knockout(head))
+        return menu
+
+    def _on_table_menu(self, pos) -> None:
+        head = self._head_at_row(self.table.rowAt(pos.y()))
+        if head is not None and self.state is not None:
+            self.knockout_menu(head).exec(self.table.viewport().mapToGlobal(pos))
 
     # ------------------------------------------------------------------ export
     def table_for_export(self):

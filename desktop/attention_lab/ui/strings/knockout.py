@@ -9,11 +9,11 @@ register(
         "knockout.title": {"en": "Head knockout", "pt_BR": "Desligar cabeças"},
         "knockout.explain": {
             "en": "<b>Heads specialise, and W^O mixes them.</b> Click heads in the map (or Shift+click a head in the "
-            "head grid) to knock them out before W^O: <b>zero</b> (the head outputs 0) or <b>mean</b> (its output "
+            "head grid or the portrait) to knock them out before W^O: <b>zero</b> (the head outputs 0) or <b>mean</b> (its output "
             "replaced by its mean over the text). The heatmaps now show the other heads as they are without it. "
             "<b>Rank the heads</b> knocks each one out alone: which heads does this text need?",
             "pt_BR": "<b>As cabeças se especializam, e W^O as mistura.</b> Clique em cabeças no mapa (ou Shift+clique "
-            "numa cabeça da grade de cabeças) para desligá-las antes de W^O: <b>zero</b> (a cabeça devolve 0) ou "
+            "numa cabeça da grade de cabeças ou do retrato) para desligá-las antes de W^O: <b>zero</b> (a cabeça devolve 0) ou "
             "<b>média</b> (sua saída trocada pela média no texto). Os mapas agora mostram as outras cabeças como "
             "ficam sem ela. <b>Ordenar as cabeças</b> desliga cada uma sozinha: de quais cabeças este texto precisa?",
         },

@@ -83,6 +83,12 @@ register(
             "en": "2 (K and V) × {layers} layers × {heads} heads × {dk} (d_k) × {positions} positions × {bpv} bytes = {size}",
             "pt_BR": "2 (K e V) × {layers} camadas × {heads} cabeças × {dk} (d_k) × {positions} posições × {bpv} bytes = {size}",
         },
+        "kvbench.cache.per_position": {
+            "en": "{model}: 2 (K and V) × {layers} layers × {heads} heads × {dk} (d_k) × {bpv} bytes = {size} per "
+            "position; the run counts your text in that model's tokens",
+            "pt_BR": "{model}: 2 (K e V) × {layers} camadas × {heads} cabeças × {dk} (d_k) × {bpv} bytes = {size} por "
+            "posição; a execução conta o seu texto nos tokens desse modelo",
+        },
         "kvbench.status": {
             "en": "KV cache: {x}× faster; identical output: {identical}",
             "pt_BR": "Cache KV: {x}× mais rápido; saída idêntica: {identical}",
@@ -145,6 +151,12 @@ register(
             "from layer 1 on).",
             "pt_BR": "<b>Bidirecional:</b> a camada 0 mudou {layer0} (este modelo tem uma única camada: o vazamento "
             "aparece a partir da camada 1).",
+        },
+        "kvstab.empty": {
+            "en": "No text analysed yet: analyse one and this tab appends a token to it and shows, layer by layer, "
+            "how much the earlier keys and values moved (with the causal mask and without it).",
+            "pt_BR": "Nenhum texto analisado ainda: analise um e esta aba acrescenta um token a ele e mostra, camada "
+            "por camada, quanto as chaves e os valores anteriores mudaram (com a máscara causal e sem ela).",
         },
         "kvstab.computing": {"en": "Appending a token and recomputing…", "pt_BR": "Acrescentando um token e recalculando…"},
         "kvstab.failed": {"en": "K/V stability could not be measured: {message}", "pt_BR": "Não foi possível medir a estabilidade de K/V: {message}"},

@@ -95,6 +95,16 @@ register(
             "en": "The measurement differs from the reach grid on this text (a weight that is 0 in practice).",
             "pt_BR": "A medição difere da grade de alcance neste texto (um peso que na prática é 0).",
         },
+        "designer.reach.marks": {
+            "en": "Dots: measured on the model — editing the column's token changed that row's final state "
+            "({probed} of {n} tokens edited). Red cells without a dot were not measured.",
+            "pt_BR": "Pontos: medido no modelo — editar o token da coluna mudou o estado final daquela linha "
+            "({probed} de {n} tokens editados). Células vermelhas sem ponto não foram medidas.",
+        },
+        "designer.reach.marks_differ": {
+            "en": "Yellow ×: {cells} cells where the measurement and the grid disagree.",
+            "pt_BR": "× amarelo: {cells} células em que a medição e a grade discordam.",
+        },
         "designer.bad_separator": {"en": "Separator: {reason}", "pt_BR": "Separador: {reason}"},
     }
 )

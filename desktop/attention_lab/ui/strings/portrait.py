@@ -25,6 +25,19 @@ register(
             "(uma cabeça dividida entre si mesma e o token de duas posições atrás também dá média 1). Clique numa "
             "cabeça para abri-la na grade de cabeças.",
         },
+        "portrait.knockout_hint": {
+            "en": "Shift+click a head (or right-click its row) to knock it out, as in the head grid; ✕ marks it.",
+            "pt_BR": "Shift+clique numa cabeça (ou clique com o botão direito na linha dela) para desligá-la, como na "
+            "grade de cabeças; ✕ a marca.",
+        },
+        "portrait.knock_out": {
+            "en": "Knock out L{layer} H{head}",
+            "pt_BR": "Desligar C{layer} H{head}",
+        },
+        "portrait.put_back": {
+            "en": "Put L{layer} H{head} back",
+            "pt_BR": "Religar C{layer} H{head}",
+        },
         "portrait.empty": {
             "en": "<b>Step 4: head portrait.</b> Analyse a text to see what each head does.",
             "pt_BR": "<b>Passo 4: retrato das cabeças.</b> Analise um texto para ver o que cada cabeça faz.",

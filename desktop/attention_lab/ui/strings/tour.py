@@ -396,6 +396,14 @@ register(
             "pt_BR": "Desligando cada uma das {heads} cabeças sozinha no seu texto: a cabeça {head} é a que mais pesa, "
             "a perda média do próximo token vai de {before} para {after} nats ({delta}).",
         },
+        "tour.fact.knockout.masked": {
+            "en": "Under the mask the analysis runs with now, {mask} (the designer's; choose causal there for GPT-2's), "
+            "knocking each of the {heads} heads out alone on your text: head {head} matters most, the mean next-token "
+            "loss goes from {before} to {after} nats ({delta}).",
+            "pt_BR": "Com a máscara em uso na análise agora, {mask} (a do painel Desenhar a máscara; escolha causal lá "
+            "para a do GPT-2), desligando cada uma das {heads} cabeças sozinha no seu texto: a cabeça {head} é a que "
+            "mais pesa, a perda média do próximo token vai de {before} para {after} nats ({delta}).",
+        },
         "tour.fact.knockout.short": {
             "en": "The loss needs at least 2 tokens; your text has {n}.",
             "pt_BR": "A perda precisa de pelo menos 2 tokens; o seu texto tem {n}.",
