@@ -151,3 +151,4 @@ def test_shapes_table_is_the_states_shapes(shown):
     panel.show_state(state)
     assert [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())] == [s.name for s in state.shapes]
     assert [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())] == ["(4, 8)", "(2, 4, 4)", "(4, 12)"]
+
