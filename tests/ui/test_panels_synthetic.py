@@ -152,3 +152,22 @@ def test_shapes_table_is_the_states_shapes(shown):
     assert [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())] == [s.name for s in state.shapes]
     assert [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())] == ["(4, 8)", "(2, 4, 4)", "(4, 12)"]
 
+
+
+@pytest.mark.parametrize("width", [420, 900])
+def test_model_guesses_show_whole_items_only(shown, qtbot, width, tiny_checkpoint):
+    """Issue 14: in a narrow Tokens dock a sideways scroll bar took the guesses row's lower half, and the
+    last guess was cut at the right edge.  Every guess in view is whole; the rest wrap out of sight."""
+    panel = shown(TokenEditorPanel)
+    panel.resize(width, 600)
+    from state_factory import build_state, load
+
+    panel.show_state(build_state(load(tiny_checkpoint), "The big dog bit the mailman yesterday."))  # ten guesses
+    guesses = panel.predictions
+    qtbot.waitUntil(lambda: guesses.count() > 0)
+    qtbot.wait(100)
+    view = guesses.viewport().rect()
+    seen = [guesses.visualItemRect(guesses.item(i)) for i in range(guesses.count())]
+    seen = [rect for rect in seen if rect.intersects(view)]
+    assert seen and all(view.contains(rect) for rect in seen)
+    assert not guesses.horizontalScrollBar().isVisible()

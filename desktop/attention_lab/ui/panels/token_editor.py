@@ -300,9 +300,13 @@ class TokenEditorPanel(Panel):
         self.predictions.setObjectName("token_editor.predictions")
         self.predictions.setFlow(QListWidget.Flow.LeftToRight)
         self.predictions.setWrapping(True)
+        self.predictions.setResizeMode(QListWidget.ResizeMode.Adjust)  # re-wrapped when the dock narrows
         self.predictions.setSpacing(2)
         self.predictions.setFixedHeight(QFontMetrics(self.font()).height() + 12)
         self.predictions.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # one row of guesses, the likeliest first: in a narrow dock a sideways scroll bar took the row's
+        # lower half (the guesses were cut through); the ones that don't fit wrap out of sight
+        self.predictions.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.predictions.itemClicked.connect(self._prediction_clicked)
 
         top = QHBoxLayout()
@@ -479,6 +483,9 @@ class TokenEditorPanel(Panel):
                 font.setBold(True)
                 item.setFont(font)
             self.predictions.addItem(item)
+        # exactly one row (the bold guess can be taller than the font's line): no half of a second row peeks in
+        spacing, frame = self.predictions.spacing(), self.predictions.frameWidth()
+        self.predictions.setFixedHeight(self.predictions.sizeHintForRow(0) + 2 * spacing + 2 * frame)
 
     def _chip_clicked(self, index: int) -> None:
         self._show_selection(index)
