@@ -19,7 +19,10 @@ import attention_lab.ui  # noqa: E402,F401 -- applies the PySide6 6.12 None-refc
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
 
+from attention_lab.ui import number_format  # noqa: E402
+
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
+number_format.localize_axis_ticks()  # as the app does in ui/launch.py
 
 # A thread still running this long after a test has ended is a leak, not a slow join.
 THREAD_GRACE_MS = 3000

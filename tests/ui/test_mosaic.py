@@ -126,3 +126,48 @@ def test_the_mouse_over_a_tile_names_its_head_query_key_and_weight(qtbot, tiny_c
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view_point(x10, y10, 0, 3))
     qtbot.waitUntil(lambda: panel.tabs.currentIndex() == 1, timeout=15000)
     assert panel.head == 10
+
+
+def _one_head_panel(qtbot, tiny_checkpoint, width, height):
+    from attention_lab.ui.panels.head_grid import HeadGridPanel
+    from state_factory import build_state, load
+
+    state = build_state(load(tiny_checkpoint), "The big dog bit the mailman yesterday.")
+    panel = HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(width, height)
+    panel.show()
+    panel.show_state(state)
+    panel.tabs.setCurrentIndex(1)  # "One head"
+    qtbot.waitUntil(lambda: panel.head_view.isVisible())
+    qtbot.wait(200)  # laid out
+    return panel, state
+
+
+def _shown_values(panel):
+    return [item for _plot, _image, _over, texts in panel._head_plots for item in texts.shown if item.isVisible()]
+
+
+@pytest.mark.parametrize("size", [(520, 520), (1300, 1000)], ids=["small dock", "large dock"])
+def test_one_head_cell_values_never_run_together(qtbot, tiny_checkpoint, size):
+    """Issue 14: in a laptop's dock the weights printed in the cells ran together ("0.000.000.00"): each
+    value is written only where its cell holds it, and then no two overlap."""
+    panel, state = _one_head_panel(qtbot, tiny_checkpoint, *size)
+    shown = _shown_values(panel)
+    rects = [item.sceneBoundingRect() for item in shown]
+    overlapping = [(shown[i].toPlainText(), shown[j].toPlainText())
+                   for i in range(len(shown)) for j in range(i + 1, len(shown)) if rects[i].intersects(rects[j])]
+    assert not overlapping
+    if size[0] > 1000:  # room enough: at least every weight on or below the causal map's diagonal is written
+        assert len(shown) >= state.n_tokens * (state.n_tokens + 1) // 2
+
+
+def test_the_hover_tooltip_goes_when_the_mouse_leaves_the_map(qtbot, tiny_checkpoint):
+    from PySide6.QtWidgets import QToolTip
+
+    panel, _state = _one_head_panel(qtbot, tiny_checkpoint, 900, 700)
+    panel._head_hover(("head", True), (1, 0), panel.mapToGlobal(panel.rect().center()).toPointF())
+    qtbot.waitUntil(QToolTip.isVisible)
+    panel._head_hover(("head", True), None, None)  # what the map reports when the mouse leaves it
+    qtbot.waitUntil(lambda: not QToolTip.isVisible())
+    assert panel.hover_text == ""

@@ -98,6 +98,24 @@ def test_token_editor_chips_are_the_states_tokens(shown):
     assert panel.chips.tokens == ["t0", "t1", "t2", "t3"]
 
 
+def test_token_chip_strip_is_as_tall_as_its_rows(shown, qtbot):
+    """Issue 14: a one-row text left a ~30 px blank band under the chips; a long text, scrolled, showed half
+    rows.  The strip takes the chips' height up to three whole rows, and scrolls one row at a time."""
+    panel = shown(TokenEditorPanel)
+    panel.resize(900, 900)
+    panel.show_state(synthetic_state())  # four tokens: one row
+    qtbot.waitUntil(lambda: panel.chip_scroll.height() == panel.chips.minimumHeight())
+    short = panel.chip_scroll.height()
+    many = [f"tok{i}" for i in range(300)]
+    panel.chips.set_tokens(many, list(range(300)), 0, 299)
+    pitch = panel.chips._chips[0].rect.height() + panel.chips.GAP
+    assert short == pitch + panel.chips.GAP
+    # three whole rows and their gaps
+    qtbot.waitUntil(lambda: panel.chip_scroll.height() == 3 * pitch + panel.chips.GAP)
+    assert panel.chip_scroll.verticalScrollBar().singleStep() == pitch
+    assert panel.chips.minimumHeight() > panel.chip_scroll.height()  # the rest scrolls
+
+
 def test_portrait_rows_are_the_hand_made_heads(shown):
     """Head 0 looks one token back (mean distance 1, a third of the sink mass from row 1);
     head 1 looks only at token 0 (distances 1, 2, 3: mean 2; sink mass 1)."""
@@ -133,3 +151,23 @@ def test_shapes_table_is_the_states_shapes(shown):
     panel.show_state(state)
     assert [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())] == [s.name for s in state.shapes]
     assert [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())] == ["(4, 8)", "(2, 4, 4)", "(4, 12)"]
+
+
+
+@pytest.mark.parametrize("width", [420, 900])
+def test_model_guesses_show_whole_items_only(shown, qtbot, width, tiny_checkpoint):
+    """Issue 14: in a narrow Tokens dock a sideways scroll bar took the guesses row's lower half, and the
+    last guess was cut at the right edge.  Every guess in view is whole; the rest wrap out of sight."""
+    panel = shown(TokenEditorPanel)
+    panel.resize(width, 600)
+    from state_factory import build_state, load
+
+    panel.show_state(build_state(load(tiny_checkpoint), "The big dog bit the mailman yesterday."))  # ten guesses
+    guesses = panel.predictions
+    qtbot.waitUntil(lambda: guesses.count() > 0)
+    qtbot.wait(100)
+    view = guesses.viewport().rect()
+    seen = [guesses.visualItemRect(guesses.item(i)) for i in range(guesses.count())]
+    seen = [rect for rect in seen if rect.intersects(view)]
+    assert seen and all(view.contains(rect) for rect in seen)
+    assert not guesses.horizontalScrollBar().isVisible()

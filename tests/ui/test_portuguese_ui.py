@@ -20,6 +20,7 @@ import importlib
 import pkgutil
 import re
 
+import pyqtgraph as pg
 import pytest
 from visible_texts import SeenText, open_everything, visible_texts
 
@@ -101,3 +102,22 @@ def test_no_english_in_the_portuguese_interface(qtbot, make_window, model):
         if found:
             failures.append(f"{seen.where}: “{seen.text[:120]}” → {', '.join(found)}")
     assert not failures, f"{len(failures)} English texts in the Portuguese interface:\n" + "\n".join(failures)
+
+
+def test_spin_boxes_and_axis_ticks_follow_a_language_switch(qtbot, make_window):
+    """Switched from English to Portuguese while open, a threshold spin box and a plot's tick numbers take
+    the decimal comma (and go back), without rebuilding the window."""
+    from PySide6.QtWidgets import QDoubleSpinBox
+
+    window = make_window(model_spec="demo", language="en")
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=60_000)
+    portrait = window.panel("panel.portrait")
+    spin = portrait.findChildren(QDoubleSpinBox)[0]
+    spin.setValue(0.25)
+    axis = portrait.findChildren(pg.PlotWidget)[0].getPlotItem().getAxis("left")
+    assert spin.text() == "0.250" and axis.tickStrings([0.5, 1.0], 1.0, 0.5) == ["0.5", "1.0"]
+    window.set_language("pt_BR")
+    assert spin.text() == "0,250" and axis.tickStrings([0.5, 1.0], 1.0, 0.5) == ["0,5", "1,0"]
+    assert axis.tickStrings([0.0001, 25000.0], 1.0, 0.5) == ["0,0001", "25000"]
+    window.set_language("en")
+    assert spin.text() == "0.250" and spin.value() == 0.25

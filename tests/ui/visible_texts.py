@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pyqtgraph as pg
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QAbstractSpinBox,
     QComboBox,
     QDockWidget,
     QGroupBox,
@@ -62,7 +63,23 @@ def _plot_texts(plot: pg.PlotItem, where: str) -> list[SeenText]:
         axis = plot.getAxis(side)
         if axis.isVisible() and axis.label.isVisible() and axis.labelText:
             seen.append(SeenText(f"{where} {side} axis", plain(axis.labelText)))
+        if axis.isVisible() and axis.style.get("showValues", True):
+            ticks = " ".join(_tick_strings(axis))
+            if ticks:
+                seen.append(SeenText(f"{where} {side} axis ticks", ticks))
     return seen
+
+
+def _tick_strings(axis: pg.AxisItem) -> list[str]:
+    """The numbers (or token texts) written along ``axis``, as its paint would write them."""
+    if axis._tickLevels is not None:  # set_ticks: the panel chose the labels itself
+        return [text for level in axis._tickLevels for _value, text in level]
+    low, high = sorted(axis.range)
+    length = axis.geometry().width() if axis.orientation in ("top", "bottom") else axis.geometry().height()
+    if length <= 0 or high <= low:
+        return []
+    return [text for spacing, values in axis.tickValues(low, high, length)
+            for text in axis.tickStrings(values, axis.scale, spacing)]
 
 
 def visible_texts(window: QMainWindow) -> list[SeenText]:
@@ -84,6 +101,8 @@ def visible_texts(window: QMainWindow) -> list[SeenText]:
                 seen.append(SeenText(f"{where} tab {i}", plain(widget.tabText(i)), widget))
                 if widget.tabToolTip(i):
                     seen.append(SeenText(f"{where} tab {i} tooltip", plain(widget.tabToolTip(i)), widget))
+        elif isinstance(widget, QAbstractSpinBox):
+            seen.append(SeenText(f"{where} value", widget.text(), widget))
         elif isinstance(widget, QComboBox):
             for i in range(widget.count()):
                 seen.append(SeenText(f"{where} item {i}", widget.itemText(i), widget))

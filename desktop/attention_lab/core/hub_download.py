@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 from urllib.parse import urlsplit
 
-from . import paths
+from . import messages, paths
 from .models import DownloadCancelled, ModelLoadError, validate_repo_id
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,7 @@ def download_model(
             _restore(cache, repo_id, before)
         _log_stderr(stderr)
     if "error" in outcome:
-        raise ModelLoadError(outcome["error"])
+        raise ModelLoadError(outcome["error"], key=outcome.get("key"), values=outcome.get("values"))
     return Path(outcome["ok"])
 
 
@@ -171,7 +171,7 @@ def _probe_dns(events: queue.Queue) -> None:
     try:
         socket.getaddrinfo(host, parts.port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
-        events.put({"error": f"{host} can't be reached: check the internet connection", "probe": True})
+        events.put({**messages.keyed_event("download.unreachable", host=host), "probe": True})
     except OSError:
         pass  # not conclusive: the child will tell
 

@@ -33,6 +33,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import messages
+
 TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json")
 EXTRA_FILES = ("generation_config.json",)
 CONFIG = "config.json"
@@ -93,7 +95,7 @@ def main(argv: list[str]) -> int:
     except Stopped:
         return 3
     except Exception as exc:  # noqa: BLE001 -- every failure becomes the one line the parent shows
-        reporter.emit({"error": describe_error(exc, reporter, repo_id)})
+        reporter.emit(describe_failure(exc, reporter, repo_id))
         return 1
     reporter.emit({"fetched": str(snapshot)})
     return 0
@@ -194,6 +196,12 @@ def _causes(exc: BaseException):
 
 def describe_error(exc: BaseException, reporter: _Reporter, repo_id: str) -> str:
     """One clause a learner can act on (the window puts it after "The download of … failed:")."""
+    return describe_failure(exc, reporter, repo_id)["error"]
+
+
+def describe_failure(exc: BaseException, reporter: _Reporter, repo_id: str) -> dict:
+    """The event the parent reads: ``{"error": clause}``, plus ``key`` and ``values`` for the failures the
+    window says in its own language (:mod:`attention_lab.core.messages`)."""
     import httpx2
     from huggingface_hub import constants
     from huggingface_hub.errors import (
@@ -212,30 +220,30 @@ def describe_error(exc: BaseException, reporter: _Reporter, repo_id: str) -> str
     chain = list(_causes(exc))
     for err in chain:
         if isinstance(err, Refused):
-            return f"{repo_id} can't be used: {err}"
+            return {"error": f"{repo_id} can't be used: {err}"}
         if isinstance(err, OfflineModeIsEnabled):
-            return "offline mode is on (the environment sets HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE)"
+            return messages.keyed_event("download.offline_mode")
         if isinstance(err, (RepositoryNotFoundError, RevisionNotFoundError)):
-            return f"there is no model “{repo_id}” on {host} (check the name, e.g. gpt2)"
+            return messages.keyed_event("download.no_such_model", repo=repo_id, host=host)
         if isinstance(err, GatedRepoError):
-            return f"“{repo_id}” on {host} needs an account's permission; Attention Lab downloads public models only"
+            return messages.keyed_event("download.gated", repo=repo_id, host=host)
         if isinstance(err, (httpx2.ConnectError, httpx2.ConnectTimeout)):
-            return f"{host} can't be reached: check the internet connection"
+            return messages.keyed_event("download.unreachable", host=host)
         if isinstance(err, httpx2.TimeoutException):
-            return f"{host} stopped sending data{where}{partial}; try again later"
+            return {"error": f"{host} stopped sending data{where}{partial}; try again later"}
         if isinstance(err, (httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.NetworkError)):
-            return f"the connection to {host} broke off{where}{partial}; try again"
+            return {"error": f"the connection to {host} broke off{where}{partial}; try again"}
         if isinstance(err, HfHubHTTPError) and err.response is not None:
             code = err.response.status_code
             if code == 416 or (reporter.file_size and 0 < reporter.file_done < reporter.file_size):
-                return f"{reporter.file} arrived incomplete{partial}: the server sent less than it announced; try again"
-            return f"{host} answered with an error (HTTP {code}){where}; try again later"
+                return {"error": f"{reporter.file} arrived incomplete{partial}: the server sent less than it announced; try again"}
+            return {"error": f"{host} answered with an error (HTTP {code}){where}; try again later"}
         if isinstance(err, OSError) and "Consistency check failed" in str(err):
-            return f"{reporter.file} arrived incomplete{partial}: the server sent less than it announced; try again"
+            return {"error": f"{reporter.file} arrived incomplete{partial}: the server sent less than it announced; try again"}
         if isinstance(err, OSError) and getattr(err, "strerror", None):
-            return f"can't write the Hugging Face cache: {err.strerror}"
+            return {"error": f"can't write the Hugging Face cache: {err.strerror}"}
     lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}{where}: {lines[0] if lines else ''}".rstrip(": ")
+    return {"error": f"{type(exc).__name__}{where}: {lines[0] if lines else ''}".rstrip(": ")}
 
 
 def _mb(n: int) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import paths
+from . import messages, paths
 # the same lists decide what a download fetches (hub_fetch imports neither torch nor this module)
 from .hub_fetch import INDEX as INDEX_NAME, OTHER_WEIGHT_SUFFIXES, PICKLE_SUFFIXES
 from .jobs import Cancelled
@@ -48,10 +48,19 @@ _SHARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.safetensors")
 
 
 class ModelLoadError(Exception):
-    """A model could not be loaded or downloaded; ``str(err)`` is one readable line."""
+    """A model could not be loaded or downloaded; ``str(err)`` is one readable line (English).  The failures a
+    learner meets also carry ``key`` and ``values`` (:mod:`attention_lab.core.messages`), so the window can
+    say them in its own language; ``key`` is None for the rare ones, shown as they are."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, *, key: str | None = None, values: dict[str, str] | None = None):
         super().__init__(" ".join(str(message).split()))
+        self.key = key
+        self.values = dict(values or {})
+
+    @classmethod
+    def keyed(cls, key: str, **values: object) -> ModelLoadError:
+        texts = {name: str(value) for name, value in values.items()}
+        return cls(messages.english(key, texts), key=key, values=texts)
 
 
 class DownloadCancelled(ModelLoadError, Cancelled):
@@ -338,11 +347,11 @@ def _check_folder(folder: Path) -> Path:
 def _find_folder(folder: Path) -> Path:
     _check_link(folder, folder)
     if not folder.exists():
-        raise ModelLoadError(f"model folder not found: {folder}")
+        raise ModelLoadError.keyed("model.folder_not_found", folder=folder)
     if folder.is_file() and (folder.name == "config.json" or folder.suffix in (".safetensors", ".json")):
         folder = folder.parent  # a file inside the model folder was picked: use its folder
     if not folder.is_dir():
-        raise ModelLoadError(f"{folder} is not a folder: a model is a folder with config.json and *.safetensors")
+        raise ModelLoadError.keyed("model.not_a_folder", folder=folder)
     return folder
 
 
@@ -364,9 +373,7 @@ def _read_json(folder: Path, name: str, what: str) -> object:
     _check_link(path, folder)
     if not path.is_file():
         if name == "config.json":
-            raise ModelLoadError(
-                f"no config.json in {folder}: a GPT-2 model folder holds config.json, *.safetensors weights and tokenizer files"
-            )
+            raise ModelLoadError.keyed("model.no_config", folder=folder)
         raise ModelLoadError(f"{name} is missing from {folder}")
     try:
         size = path.stat().st_size
@@ -405,16 +412,10 @@ def _weight_files(folder: Path) -> list[Path]:
         pickles = [n for n in names if n.endswith(PICKLE_SUFFIXES)]
         others = [n for n in names if n.endswith(OTHER_WEIGHT_SUFFIXES)]
         if pickles:
-            raise ModelLoadError(
-                f"{folder} has only a pickle checkpoint ({', '.join(pickles)}), which was not opened: "
-                "loading a pickle can run arbitrary code, so Attention Lab reads only .safetensors weights "
-                "(convert it on a trusted machine, e.g. save_pretrained(..., safe_serialization=True))"
-            )
+            raise ModelLoadError.keyed("model.pickle_only", folder=folder, files=", ".join(pickles))
         if others:
-            raise ModelLoadError(
-                f"{folder} has weights only in {', '.join(others)}; Attention Lab reads PyTorch weights in .safetensors format"
-            )
-        raise ModelLoadError(f"no weights in {folder}: expected model.safetensors (or shards with {INDEX_NAME})")
+            raise ModelLoadError.keyed("model.other_format", folder=folder, files=", ".join(others))
+        raise ModelLoadError.keyed("model.no_weights", folder=folder, index=INDEX_NAME)
     files = []
     for name in chosen:
         path = folder / name

@@ -49,7 +49,10 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
 def _configure_plots() -> None:
     import pyqtgraph as pg
 
+    from attention_lab.ui import number_format
+
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
+    number_format.localize_axis_ticks()
 
 
 def _wait_for_first_result(window, timeout_s: float) -> tuple[bool, list[str]]:

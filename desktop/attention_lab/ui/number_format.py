@@ -74,3 +74,55 @@ def trimmed(value: float, decimals: int) -> str:
     text = locale.toString(float(value), "f", decimals)
     point = locale.decimalPoint()
     return text.rstrip("0").rstrip(point) if point in text else text
+
+
+def locale() -> QLocale:
+    """The interface language's locale for widgets that format numbers themselves (spin boxes): a panel
+    sets it on itself, and Qt hands it down to every child that has not set its own."""
+    return QLocale(_locale(grouped=False))
+
+
+def tick_strings(values: list[float], scale: float, spacing: float) -> list[str]:
+    """pyqtgraph's axis tick labels (``AxisItem.tickStrings``: as many decimals as the tick spacing needs,
+    ``%g`` for the very small and the very large) with the interface language's decimal sign."""
+    places = max(0, math.ceil(-math.log10(spacing * scale))) if spacing * scale > 0 else 0
+    strings = []
+    for value in values:
+        scaled = value * scale
+        if abs(scaled) < 0.001 or abs(scaled) >= 10000:
+            strings.append(significant(scaled, 6))
+        else:
+            strings.append(fixed(scaled, places))
+    return strings
+
+
+def localize_axis_ticks() -> None:
+    """Make every pyqtgraph axis write its tick numbers through :func:`tick_strings`.  Patched on the class
+    (once, where the app configures pyqtgraph) rather than subclassed, because pyqtgraph builds the axes
+    of every ``PlotWidget``/``addPlot`` itself; an axis in log mode keeps pyqtgraph's own labels."""
+    import pyqtgraph as pg
+
+    original = pg.AxisItem.tickStrings
+    if getattr(original, "_follows_interface_language", False):
+        return
+
+    def localized(axis, values, scale, spacing):
+        if axis.logMode:
+            return original(axis, values, scale, spacing)
+        return tick_strings(values, scale, spacing)
+
+    localized._follows_interface_language = True
+    pg.AxisItem.tickStrings = localized
+
+
+def follow_language(widget) -> None:
+    """Give ``widget`` (and through Qt, its children: spin boxes) the interface language's locale, and
+    redraw its plots' axes, which cache their tick labels until their range changes."""
+    import pyqtgraph as pg
+
+    widget.setLocale(locale())
+    for view in widget.findChildren(pg.GraphicsView):
+        for item in view.scene().items() if view.scene() is not None else ():
+            if isinstance(item, pg.AxisItem):
+                item.picture = None
+                item.update()

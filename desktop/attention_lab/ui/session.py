@@ -42,9 +42,11 @@ from attention_lab.core.jobs import (
     model_serial,
     text_key,
 )
+from attention_lab.core.models import ModelLoadError
 from attention_lab.core.pipeline import AnalysisRequest, EmptyTextError, compute_analysis
 from attention_lab.core.pooling import PREVIEW_PIXELS
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.strings import core_messages as _core_texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.strings import session as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.worker import InferenceWorker, Job
 
@@ -341,7 +343,7 @@ class Session(QObject):
         self.analyse_now(prefetched)
 
     def _on_model_error(self, spec: str, exc: BaseException, details: str) -> None:
-        reason = _one_line(exc)
+        reason = _reason(exc)
         message = tr("session.model_failed", spec=spec, reason=reason)
         if self.model is not None:
             message += " " + tr("session.model_kept", name=self.model.name)
@@ -373,7 +375,7 @@ class Session(QObject):
         self.load_model(repo_id)  # by its id: found in the cache, and remembered as "gpt2" for next time
 
     def _on_download_error(self, repo_id: str, exc: BaseException, details: str) -> None:
-        message = tr("session.download_failed", repo=repo_id, reason=_one_line(exc))
+        message = tr("session.download_failed", repo=repo_id, reason=_reason(exc))
         self.download_finished.emit(False, message)
         self.error.emit(message, details)
 
@@ -498,6 +500,14 @@ class Session(QObject):
         if self.download_worker is not None:
             ok = self.download_worker.shutdown(max(0.1, timeout / 3)) and ok
         return ok
+
+
+def _reason(exc: BaseException) -> str:
+    """A model's or a download's failure in the interface's language when the core gave it a key (the
+    failures a learner meets), else the core's one English line."""
+    if isinstance(exc, ModelLoadError) and exc.key is not None:
+        return tr(f"core.{exc.key}", **exc.values)
+    return _one_line(exc)
 
 
 def _one_line(exc: BaseException) -> str:

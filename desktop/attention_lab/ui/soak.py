@@ -138,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     import attention_lab.ui  # noqa: F401 -- the PySide6 workaround first
+    from attention_lab.ui import number_format
     from attention_lab.ui.launch import teardown
     from attention_lab.ui.learner_checks import FaultTrap, window_problems
     from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver
@@ -145,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from attention_lab.ui.perf_probe import Heartbeat
 
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
+    number_format.localize_axis_ticks()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     rng = random.Random(args.seed)
     tmp = tempfile.TemporaryDirectory(prefix="attention-lab-soak-")

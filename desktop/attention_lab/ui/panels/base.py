@@ -14,6 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QMetaMethod, Slot
 from PySide6.QtWidgets import QWidget
 
+from attention_lab.ui import number_format
 from attention_lab.ui.i18n import translator
 from attention_lab.ui.panels.ids import PanelId
 
@@ -38,6 +39,8 @@ class Panel(QWidget):
         # a bound slot, not a lambda: Qt drops the connection when the widget is destroyed
         # (a lambda would outlive it and call retranslate() on a deleted widget)
         translator.language_changed.connect(self._language_changed)
+        # spin boxes write their values with the locale they inherit from here (0,50 in Portuguese)
+        self.setLocale(number_format.locale())
 
     @property
     def _state(self):
@@ -51,6 +54,7 @@ class Panel(QWidget):
 
     @Slot(str)
     def _language_changed(self, _language: str) -> None:
+        number_format.follow_language(self)
         self.retranslate()
 
     def retranslate(self) -> None:  # each panel re-labels its own widgets

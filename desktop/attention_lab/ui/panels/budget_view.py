@@ -19,6 +19,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from attention_lab.core.budget import BudgetRows, budget_rows, default_query
+from attention_lab.ui import number_format
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.heatmap_kit import colormap, fit_token_ticks
 from attention_lab.ui.panels.panel_kit import TextPool, explanation_label, fmt_number
@@ -154,7 +155,7 @@ class BudgetView(QWidget):
         set_view_range(self.plot, (0, keys), (0, heads + 1))
         cells = []
         if keys * (heads + 1) <= CELL_TEXT_LIMIT:
-            cells = [(f"{table[r, k]:.2f}", k + 0.5, r + 0.5, "w" if table[r, k] < 0.55 else "k")
+            cells = [(number_format.fixed(float(table[r, k]), 2), k + 0.5, r + 0.5, "w" if table[r, k] < 0.55 else "k")
                      for r in range(heads + 1) for k in range(keys)]
         self._cells.show(cells)
         self._outline()

@@ -102,6 +102,7 @@ class HeadGridPanel(Panel):
         self._resize_timer.timeout.connect(self._grid_resized)
         self._rendered = False
         self.hover_text = ""
+        self._head_values: dict[int, list] = {}  # each enlarged map's cell values, shown when they fit
 
         self.explain = explanation_label(self)
         self.layer_label = QLabel(self)
@@ -468,6 +469,7 @@ class HeadGridPanel(Panel):
             over = overlay_item()
             plot.addItem(over)
             self._head_plots.append((plot, image, over, TextPool(plot)))
+            plot.getViewBox().sigResized.connect(self._show_head_values)
         self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
         self._head_bar.setImageItem([image for _, image, _, _ in self._head_plots])
         self.head_view.addItem(self._head_bar, row=0, col=count)
@@ -514,8 +516,22 @@ class HeadGridPanel(Panel):
             cells = []
             if n <= CELL_TEXT_LIMIT:
                 cells = [(q, k) for q in range(n) for k in range(n) if not (causal and k > q)]
-            texts.show((fixed(arr[q, k], 2), k + 0.5, q + 0.5, "w" if arr[q, k] < 0.55 else "k") for q, k in cells)
+            self._head_values[id(texts)] = [
+                (fixed(arr[q, k], 2), k + 0.5, q + 0.5, "w" if arr[q, k] < 0.55 else "k") for q, k in cells
+            ]
             set_view_range(plot, (0, n), (0, n))
+        self._show_head_values()
+
+    def _show_head_values(self, *_args) -> None:
+        """Each weight written in its cell only while the cells are wide and tall enough for it: in a small
+        dock, "0.00" side by side ran together ("0.000.000.00"); the hover still tells each value."""
+        n = self.state.n_tokens if self.state is not None else 0
+        metrics = QFontMetrics(QApplication.font())
+        need_w, need_h = metrics.horizontalAdvance(fixed(0.88, 2)) + 6, metrics.height()
+        for plot, _image, _over, texts in getattr(self, "_head_plots", []):
+            box = plot.getViewBox().size()
+            fits = n > 0 and box.width() / n >= need_w and box.height() / n >= need_h
+            texts.show(self._head_values.get(id(texts), []) if fits else [])
 
     def _render_overview(self) -> None:
         state = self.state
@@ -568,6 +584,8 @@ class HeadGridPanel(Panel):
         self.hover.setText(text or tr("head_grid.hover_hint"))
         if text and screen_pos is not None:
             QToolTip.showText(screen_pos.toPoint(), text, self)
+        else:  # the mouse left the map (or a gap): a tooltip left behind would name a cell no longer pointed at
+            QToolTip.hideText()
 
     def _grid_hover(self, _key, cell, screen_pos) -> None:
         if self.state is None or cell is None:

@@ -170,3 +170,21 @@ def set_heatmap_axes(plot: pg.PlotWidget, rows: Sequence[str], cols: Sequence[st
 
 def lut(colormap: str = "viridis") -> np.ndarray:
     return pg.colormap.get(colormap).getLookupTable(0.0, 1.0, 256)
+
+
+def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float, line_px: float) -> list:
+    """Labels beside scatter points, the ones that would overlap on screen written once: ``points`` are
+    ``(text, x, y)`` in data units, ``pixel_size`` the view's data units per screen pixel (x, y).  A point
+    whose label would cross an earlier one joins that label ("h4, h8" at the first point), so two heads
+    in the same spot stay readable.  Returns ``(text, x, y)``."""
+    px, py = (abs(v) or 1.0 for v in pixel_size)
+    groups: list[list] = []  # [texts, x, y]
+    for text, x, y in points:
+        for group in groups:
+            width_px = char_px * (len(", ".join(group[0])) + 1)
+            if abs(x - group[1]) / px < width_px and abs(y - group[2]) / py < line_px:
+                group[0].append(text)
+                break
+        else:
+            groups.append([[text], x, y])
+    return [(", ".join(texts), x, y) for texts, x, y in groups]

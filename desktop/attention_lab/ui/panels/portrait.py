@@ -16,6 +16,7 @@ import dataclasses
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -42,6 +43,7 @@ from attention_lab.ui.panels.ids import PanelId
 from attention_lab.core.jobs import INDUCTION, InductionScores, model_serial
 from attention_lab.ui.panels.panel_kit import (
     TextPool,
+    grouped_point_labels,
     explanation_label,
     make_plot,
     role_colour,
@@ -170,6 +172,7 @@ class PortraitPanel(Panel):
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
         self._labels = TextPool(self.plot.getPlotItem(), anchor=(-0.15, 0.5))  # "h3" beside each point
+        self.plot.getPlotItem().getViewBox().sigTransformChanged.connect(self._place_labels)  # zoom, resize
 
         self.note = QLabel(self)
         self.note.setWordWrap(True)
@@ -410,6 +413,15 @@ class PortraitPanel(Panel):
             table.setSortingEnabled(True)
             table.sortItems(sort_column, sort_order)
 
+    def _place_labels(self, *_args) -> None:
+        """"h3" beside each point; heads whose labels would overlap at this zoom share one ("h4, h8")."""
+        stats = self._stats
+        metrics = QFontMetrics(QApplication.font())
+        points = [(f"h{s.head}", float(s.mean_distance), float(s.entropy)) for s in stats]
+        pixel = self.plot.getPlotItem().getViewBox().viewPixelSize()
+        labels = grouped_point_labels(points, pixel, metrics.averageCharWidth(), metrics.height())
+        self._labels.show((text, x, y, (40, 40, 40)) for text, x, y in labels)
+
     def _fill_scatter(self) -> None:
         spots = []
         knocked = self.knocked_out()
@@ -424,8 +436,8 @@ class PortraitPanel(Panel):
                     symbol="x" if s.head in knocked else "o",
                 )
             )
-        self._labels.show((f"h{s.head}", float(s.mean_distance), float(s.entropy), (40, 40, 40)) for s in self._stats)
         self.scatter.setData(spots)
+        self._place_labels()
         counts: dict[str, int] = {}
         for s in self._stats:  # a head with several roles counts in each (coloured by its first)
             for role in self.roles_of(s.head) or (NO_ROLE,):

@@ -57,6 +57,8 @@ class ChipView(QWidget):
     """All tokens as chips, painted by one widget; click selects, arrows move."""
 
     chip_clicked = Signal(int)
+    #: the height all the chips need (rows × row pitch), after each layout: the strip's scroll area takes it
+    height_needed = Signal(int)
     PAD_X, PAD_Y, GAP = 6, 3, 4
 
     def __init__(self, parent: QWidget | None = None):
@@ -145,6 +147,7 @@ class ChipView(QWidget):
             row_h = max(row_h, size.height())
         self._chips = chips
         self.setMinimumHeight(y + row_h + self.GAP if chips else 0)
+        self.height_needed.emit(self.minimumHeight())
         self.update()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
@@ -272,8 +275,14 @@ class TokenEditorPanel(Panel):
         scroll.setWidget(self.chips)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         chip_h = QFontMetrics(self.chips._text_font).height() + QFontMetrics(self.chips._small_font).height() + 2 * ChipView.PAD_Y
-        scroll.setMinimumHeight(chip_h + 2 * ChipView.GAP)
-        scroll.setMaximumHeight(3 * chip_h + 4 * ChipView.GAP + 2)  # three rows, then it scrolls
+        self._chip_row_min = chip_h + 2 * ChipView.GAP
+        scroll.setMinimumHeight(self._chip_row_min)
+        # whole rows in view, one row per scroll step, so a scrolled strip never shows half a row
+        self._chip_rows_max = 3 * chip_h + 4 * ChipView.GAP  # three rows, then it scrolls
+        scroll.verticalScrollBar().setSingleStep(chip_h + ChipView.GAP)
+        scroll.verticalScrollBar().setPageStep(3 * (chip_h + ChipView.GAP))
+        scroll.setMaximumHeight(self._chip_rows_max)
+        self.chips.height_needed.connect(self._fit_chip_strip)
         self.chip_scroll = scroll
 
         self.replace_label = QLabel(self)
@@ -291,9 +300,13 @@ class TokenEditorPanel(Panel):
         self.predictions.setObjectName("token_editor.predictions")
         self.predictions.setFlow(QListWidget.Flow.LeftToRight)
         self.predictions.setWrapping(True)
+        self.predictions.setResizeMode(QListWidget.ResizeMode.Adjust)  # re-wrapped when the dock narrows
         self.predictions.setSpacing(2)
         self.predictions.setFixedHeight(QFontMetrics(self.font()).height() + 12)
         self.predictions.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # one row of guesses, the likeliest first: in a narrow dock a sideways scroll bar took the row's
+        # lower half (the guesses were cut through); the ones that don't fit wrap out of sight
+        self.predictions.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.predictions.itemClicked.connect(self._prediction_clicked)
 
         top = QHBoxLayout()
@@ -321,6 +334,12 @@ class TokenEditorPanel(Panel):
         layout.addLayout(guesses)
         layout.addStretch(1)
         self.retranslate()
+
+    def _fit_chip_strip(self, needed: int) -> None:
+        """The strip is as tall as its chips (up to three rows): no blank band under a one-row text."""
+        # fixed, not a maximum: QScrollArea caches its content's size hint, so the layout would go on
+        # sizing the strip from the first text's chips
+        self.chip_scroll.setFixedHeight(max(self._chip_row_min, min(needed, self._chip_rows_max)))
 
     # ------------------------------------------------------------------ API
     def set_word_resolver(self, resolver) -> None:
@@ -464,6 +483,9 @@ class TokenEditorPanel(Panel):
                 font.setBold(True)
                 item.setFont(font)
             self.predictions.addItem(item)
+        # exactly one row (the bold guess can be taller than the font's line): no half of a second row peeks in
+        spacing, frame = self.predictions.spacing(), self.predictions.frameWidth()
+        self.predictions.setFixedHeight(self.predictions.sizeHintForRow(0) + 2 * spacing + 2 * frame)
 
     def _chip_clicked(self, index: int) -> None:
         self._show_selection(index)
