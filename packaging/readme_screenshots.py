@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             for lang in LANGS:
                 cmd = command(name, lang, args.size, Path(tmp))
-                done = subprocess.run(cmd, cwd=ROOT / "desktop", env=env, capture_output=True, text=True, timeout=600)
+                done = subprocess.run([*cmd], cwd=ROOT / "desktop", env=env, capture_output=True, text=True, timeout=600)
                 print(f"{name}-{lang}: {'ok' if done.returncode == 0 else 'FAILED'}", flush=True)
                 if done.returncode != 0:
                     failed.append(f"{name}-{lang}")
