@@ -31,6 +31,7 @@ from synthetic_state import (
     N_HEAD,
     N_TOKENS,
     POSITION,
+    synthetic_leakage,
     synthetic_model,
     synthetic_state,
     with_layer,
@@ -91,6 +92,23 @@ def test_leakage_bars_are_the_states_leakage(shown):
     np.testing.assert_array_equal(panel.causal_bars.opts["height"], state.leakage.causal.numpy())
     np.testing.assert_allclose(panel.bidi_bars.opts["height"], state.leakage.bidirectional.numpy())
     assert panel.position.value() == POSITION
+
+
+def test_leakage_maps_hatch_the_exact_zeros_of_the_newest_state(shown):
+    panel = shown(LeakagePanel)
+
+    def hatched(causal: bool) -> np.ndarray:
+        image = np.asarray(panel._heat[causal][2].image)
+        rows = panel.state.leakage.causal_layers.shape[0]
+        factor = image.shape[0] // rows  # the overlay is upsampled: one block of pixels per cell
+        return image[::factor, ::factor, 3] > 0
+
+    for position in (POSITION, 1, 1, POSITION):  # other zeros, the same zeros again, back
+        state = dataclasses.replace(synthetic_state(), leakage=synthetic_leakage(position=position))
+        panel.show_state(state)
+        np.testing.assert_array_equal(hatched(True), state.leakage.causal_layers.numpy() == 0)
+        np.testing.assert_array_equal(hatched(False), state.leakage.bidirectional_layers.numpy() == 0)
+        np.testing.assert_array_equal(panel.causal_bars.opts["height"], state.leakage.causal.numpy())
 
 
 def test_token_editor_chips_are_the_states_tokens(shown):
