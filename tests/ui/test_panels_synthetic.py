@@ -17,10 +17,12 @@ import numpy as np
 import pytest
 from attention_lab.core.lens import future_mask
 from attention_lab.ui.docks import PANEL_MODULES
+from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.head_grid import HeadGridPanel
 from attention_lab.ui.panels.kv_bench import KVBenchPanel
 from attention_lab.ui.panels.leakage import LeakagePanel
-from attention_lab.ui.panels.mask import MaskPanel
+from attention_lab.ui.panels.mask import MODES, MaskPanel
+from attention_lab.ui.panels.panel_kit import CellLabels
 from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel
 from attention_lab.ui.panels.shapes import ShapesPanel
 from attention_lab.ui.panels.token_editor import TokenEditorPanel
@@ -29,6 +31,7 @@ from synthetic_state import (
     N_HEAD,
     N_TOKENS,
     POSITION,
+    synthetic_leakage,
     synthetic_model,
     synthetic_state,
     with_layer,
@@ -91,6 +94,23 @@ def test_leakage_bars_are_the_states_leakage(shown):
     assert panel.position.value() == POSITION
 
 
+def test_leakage_maps_hatch_the_exact_zeros_of_the_newest_state(shown):
+    panel = shown(LeakagePanel)
+
+    def hatched(causal: bool) -> np.ndarray:
+        image = np.asarray(panel._heat[causal][2].image)
+        rows = panel.state.leakage.causal_layers.shape[0]
+        factor = image.shape[0] // rows  # the overlay is upsampled: one block of pixels per cell
+        return image[::factor, ::factor, 3] > 0
+
+    for position in (POSITION, 1, 1, POSITION):  # other zeros, the same zeros again, back
+        state = dataclasses.replace(synthetic_state(), leakage=synthetic_leakage(position=position))
+        panel.show_state(state)
+        np.testing.assert_array_equal(hatched(True), state.leakage.causal_layers.numpy() == 0)
+        np.testing.assert_array_equal(hatched(False), state.leakage.bidirectional_layers.numpy() == 0)
+        np.testing.assert_array_equal(panel.causal_bars.opts["height"], state.leakage.causal.numpy())
+
+
 def test_token_editor_chips_are_the_states_tokens(shown):
     panel = shown(TokenEditorPanel)
     state = synthetic_state()
@@ -136,6 +156,33 @@ def test_mask_grid_is_the_triangle_of_the_states_length(shown):
     colours = {tuple(image[i, j]) for i in range(N_TOKENS) for j in range(N_TOKENS) if forbidden[i, j]}
     allowed = {tuple(image[i, j]) for i in range(N_TOKENS) for j in range(N_TOKENS) if not forbidden[i, j]}
     assert len(colours) == 1 and len(allowed) == 1 and colours != allowed  # one colour each side of the diagonal
+
+
+def test_mask_grid_labels_each_cell_with_what_is_added(shown):
+    panel = shown(MaskPanel)
+    panel.show_state(synthetic_state())
+    forbidden = future_mask(N_TOKENS).numpy()
+    future_text = tr(f"mask.cell.{panel.selected_mode()}")
+    written = {(int(y - 0.5), int(x - 0.5)): text for text, x, y in panel.cell_labels.texts()}
+    assert written == {(i, j): future_text if forbidden[i, j] else "0" for i in range(N_TOKENS) for j in range(N_TOKENS)}
+    panel.set_mode(MODES[-1])  # another way of hiding the future: another word on the future's cells
+    assert {text for text, _x, _y in panel.cell_labels.texts()} == {"0", tr(f"mask.cell.{MODES[-1]}")}
+
+
+@pytest.mark.parametrize("cell_px, painted", [(40, True), (3, False)])
+def test_cell_labels_are_painted_only_where_they_fit(qapp, cell_px, painted):
+    from PySide6.QtGui import QImage, QPainter, QTransform
+
+    labels = CellLabels()
+    labels.show_labels([("−∞", 0.5, 0.5, (255, 0, 0)), ("0", 1.5, 0.5, (255, 0, 0))])
+    image = QImage(100, 100, QImage.Format.Format_ARGB32)
+    image.fill(0)
+    painter = QPainter(image)
+    painter.setTransform(QTransform.fromScale(cell_px, cell_px))  # data units to pixels, as a view would
+    labels.paint(painter)
+    painter.end()
+    pixels = np.frombuffer(image.constBits(), np.uint8).reshape(100, 100, 4)
+    assert bool((pixels[..., 2] > 100).any()) is painted  # red text (BGRA) or nothing
 
 
 def test_kv_panel_offers_the_room_left_in_the_context(shown):

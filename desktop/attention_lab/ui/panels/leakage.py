@@ -99,6 +99,7 @@ class LeakagePanel(Panel):
         bp.hideButtons()
         plain_axes(bp)
         bp.getViewBox().setMouseEnabled(x=False, y=False)
+        bp.getViewBox().disableAutoRange()  # the range is set on every edit: measuring the items first is wasted
         show_grid(bp, y=True, alpha=0.25)
         self.legend = bp.addLegend(offset=(10, 5), colCount=2)
         self.edited_region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 215, 0, 60), pen=pg.mkPen(None))
@@ -116,6 +117,8 @@ class LeakagePanel(Panel):
         self.layers_view.setBackground("w")
         self.layers_view.setMinimumHeight(110)
         self._heat: dict[bool, tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = {}
+        self._hatched: dict[bool, np.ndarray] = {}  # the exact zeros each overlay hatches now
+        self._layer_cells: tuple[int, int] | None = None  # (rows, positions) the maps' rects are set for
         for col, causal in enumerate((True, False)):
             plot = self.layers_view.addPlot(row=0, col=col, enableMenu=False)
             configure_map_plot(plot)
@@ -220,13 +223,13 @@ class LeakagePanel(Panel):
 
     # ------------------------------------------------------------------ controls
     def _fill_at(self, n_layer: int) -> None:
+        wanted = [tr("leakage.at.final"), tr("leakage.at.embeddings")] + [tr("leakage.at.layer", layer=i) for i in range(n_layer)]
+        if [self.at.itemText(i) for i in range(self.at.count())] == wanted:
+            return  # an edit keeps the model and the language: refilling cost a relayout per edit
         current = self.at.currentIndex()
         self.at.blockSignals(True)
         self.at.clear()
-        self.at.addItem(tr("leakage.at.final"))
-        self.at.addItem(tr("leakage.at.embeddings"))
-        for layer in range(n_layer):
-            self.at.addItem(tr("leakage.at.layer", layer=layer))
+        self.at.addItems(wanted)
         self.at.setCurrentIndex(current if 0 <= current < self.at.count() else 0)
         self.at.blockSignals(False)
 
@@ -234,7 +237,6 @@ class LeakagePanel(Panel):
         state = self.state
         p = state.position
         self.replacement.blockSignals(True)
-        self.replacement.clear()
         ids: list[int] = []
         probs: list[float] = []
         row = p - 1 if p > 0 else None
@@ -245,10 +247,16 @@ class LeakagePanel(Panel):
             ids.insert(0, state.replacement_id)
             probs.insert(0, float("nan"))
         texts = state.model.tokenizer.token_texts(ids)
-        for token_id, prob, text in zip(ids, probs, texts):
-            label = text if prob != prob else f"{text}  ({percent(prob, 1)})"  # NaN: not among the guesses
-            self.replacement.addItem(label, token_id)
-        self.replacement.setCurrentIndex(ids.index(state.replacement_id))
+        labels = [text if prob != prob else f"{text}  ({percent(prob, 1)})" for prob, text in zip(probs, texts)]  # NaN: not among the guesses
+        shown = [(self.replacement.itemText(i), self.replacement.itemData(i)) for i in range(self.replacement.count())]
+        if shown != list(zip(labels, ids)):  # a late edit keeps the guesses for its position: keep the list
+            self.replacement.clear()
+            for token_id, label in zip(ids, labels):
+                self.replacement.addItem(label, token_id)
+        index = ids.index(state.replacement_id)
+        self.replacement.setCurrentIndex(index)
+        if self.replacement.currentText() != labels[index]:  # a word typed into the box: the state's replacement now
+            self.replacement.setEditText(labels[index])
         self.replacement.blockSignals(False)
 
     def _replacement_chosen(self, index: int) -> None:
@@ -332,12 +340,18 @@ class LeakagePanel(Panel):
         for causal, (plot, image, over) in self._heat.items():
             data = maps[causal]
             image.setImage(np.ascontiguousarray(data), autoLevels=False, levels=(0.0, hi))
-            image.setRect(QRectF(0, 0, n, rows))
-            over.setImage(hatch_overlay(data == 0), autoLevels=False)
-            over.setRect(QRectF(0, 0, n, rows))
+            zeros = data == 0
+            if self._hatched.get(causal) is None or not np.array_equal(self._hatched[causal], zeros):
+                # an edit mostly keeps the exact zeros (all of the past, causally): the hatching stays
+                over.setImage(hatch_overlay(zeros), autoLevels=False)
+                self._hatched[causal] = zeros
+            if self._layer_cells != (rows, n):
+                image.setRect(QRectF(0, 0, n, rows))
+                over.setRect(QRectF(0, 0, n, rows))
             set_ticks(plot.getAxis("left"), [row_ticks, []])
             fit_token_ticks(plot, "bottom", state.tokens)
             set_view_range(plot, (0, n), (0, rows))
+        self._layer_cells = (rows, n)
 
     # ------------------------------------------------------------------ hover
     def _show_hover(self, text: str) -> None:

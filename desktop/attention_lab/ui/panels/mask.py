@@ -42,6 +42,7 @@ from attention_lab.ui.strings import mask as _texts  # noqa: F401 -- registers t
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import (
+    CellLabels,
     TextPool,
     explanation_label,
     fmt_number,
@@ -90,7 +91,8 @@ class MaskPanel(Panel):
         self.grid_box = QGroupBox(self)
         self.grid_plot = make_plot(self.grid_box)
         self.grid_image = setup_token_heatmap(self.grid_plot)
-        self._cell_texts = TextPool(self.grid_plot)
+        self.cell_labels = CellLabels()  # one item for all the cells' "0" / "−∞"
+        self.grid_plot.addItem(self.cell_labels)
         grid_layout = QVBoxLayout(self.grid_box)
         grid_layout.addWidget(self.grid_plot)
 
@@ -257,7 +259,7 @@ class MaskPanel(Panel):
             future_text = tr(f"mask.cell.{self.selected_mode()}")
             cells = [("0" if allowed[i, j] else future_text, j + 0.5, i + 0.5,
                       (40, 40, 40) if allowed[i, j] else (255, 255, 255)) for i in range(n) for j in range(n)]
-        self._cell_texts.show(cells)
+        self.cell_labels.show_labels(cells)
 
     def _fill_ascii_choices(self) -> None:
         state = self.state

@@ -11,8 +11,8 @@ from typing import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from attention_lab.ui import number_format
@@ -126,6 +126,67 @@ class TextPool:
     @property
     def shown(self) -> list[pg.TextItem]:
         return self.items[: self.used]
+
+
+class CellLabels(pg.GraphicsObject):
+    """A map's cell values ("0", "−∞", "0.42"), all drawn by one item.
+
+    A :class:`TextPool` makes one ``pg.TextItem`` per label, ~2 ms each on first use: the
+    mask grid's 16 × 16 cells made its first drawing a 250 ms stall (the idle build's
+    longest step, issue 19).  This item keeps the labels as data and paints them in one
+    pass, centred on their data point at the screen's font size (unscaled by the view);
+    a label wider or taller than its cell on screen is left out, so a map drawn small shows
+    colours instead of overlapping text."""
+
+    def __init__(self, cell: tuple[float, float] = (1.0, 1.0)):
+        super().__init__()
+        self.cell = cell  # a cell's width and height in data units
+        self._labels: list[tuple[str, float, float, QColor]] = []
+        self._bounds = QRectF()
+        self.setZValue(20)
+
+    def show_labels(self, labels) -> None:
+        """``labels``: ``(text, x, y, colour)`` tuples, as :meth:`TextPool.show` takes them."""
+        labels = [(str(text), float(x), float(y), QColor(*colour)) for text, x, y, colour in labels]
+        if [(t, x, y, c.rgba()) for t, x, y, c in labels] == [(t, x, y, c.rgba()) for t, x, y, c in self._labels]:
+            return  # an edit that changes no label repaints nothing
+        self.prepareGeometryChange()
+        self._labels = labels
+        if labels:
+            xs, ys = [x for _t, x, _y, _c in labels], [y for _t, _x, y, _c in labels]
+            w, h = self.cell
+            self._bounds = QRectF(min(xs) - w / 2, min(ys) - h / 2, max(xs) - min(xs) + w, max(ys) - min(ys) + h)
+        else:
+            self._bounds = QRectF()
+        self.update()
+
+    def clear(self) -> None:
+        self.show_labels([])
+
+    def texts(self) -> list[tuple[str, float, float]]:
+        """What is written where (the tests' view of the labels)."""
+        return [(text, x, y) for text, x, y, _c in self._labels]
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 -- Qt's name
+        return self._bounds
+
+    def paint(self, painter, *_args) -> None:
+        if not self._labels:
+            return
+        to_screen = painter.transform()
+        corner, far = to_screen.map(QPointF(0.0, 0.0)), to_screen.map(QPointF(*self.cell))
+        cell_w, cell_h = abs(far.x() - corner.x()), abs(far.y() - corner.y())
+        painter.resetTransform()  # text at the font's size, whatever the view's zoom
+        metrics = painter.fontMetrics()
+        if metrics.height() > cell_h:
+            return
+        for text, x, y, colour in self._labels:
+            width = metrics.horizontalAdvance(text)
+            if width > cell_w:
+                continue
+            centre = to_screen.map(QPointF(x, y))
+            painter.setPen(colour)
+            painter.drawText(QRectF(centre.x() - cell_w / 2, centre.y() - cell_h / 2, cell_w, cell_h), Qt.AlignmentFlag.AlignCenter, text)
 
 
 def clear_layout(view: pg.GraphicsLayoutWidget) -> None:
