@@ -348,8 +348,9 @@ def test_portrait_refill_in_place_keeps_sort_and_shows_the_new_numbers(qtbot, st
     assert items_after == items_before
     # the scatter's "h3" labels are reused too, one per head, at the head's point
     labels = panel._labels.shown
-    assert len(labels) == rows
-    assert {label.toPlainText() for label in labels} == {f"h{h}" for h in expected}
+    assert 1 <= len(labels) <= rows  # heads whose labels would overlap share one ("h4, h8")
+    named = [name.strip() for label in labels for name in label.toPlainText().split(",")]
+    assert sorted(named) == sorted(f"h{h}" for h in expected)  # every head named once
 
 
 # ---------------------------------------------------------------------------- KV cache
