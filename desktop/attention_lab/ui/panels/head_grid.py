@@ -41,7 +41,6 @@ from attention_lab.ui.panels.heatmap_kit import (
     HeatImage,
     colormap,
     fit_token_ticks,
-    future_overlay,
     overlay_item,
 )
 from attention_lab.ui.panels.mosaic import (
@@ -49,7 +48,6 @@ from attention_lab.ui.panels.mosaic import (
     MosaicImage,
     compose,
     mosaic_overlay,
-    mosaic_overlay_for,
     tile_ticks,
     title_items,
 )
@@ -382,9 +380,7 @@ class HeadGridPanel(Panel):
         width, height = geometry.extent()
         if state.causal:
             # the causal triangle, or the designer's mask's own forbidden cells (issue 17)
-            tile = masked_overlay(state, geometry.pixels, pool)
-            causal = tile is future_overlay(geometry.pixels)
-            hatching = mosaic_overlay(geometry) if causal else mosaic_overlay_for(geometry, tile)
+            hatching = mosaic_overlay(geometry, masked_overlay(state, geometry.pixels, pool))
             if self.mosaic_overlay.image is not hatching:
                 self.mosaic_overlay.setImage(hatching, autoLevels=False)
                 self.mosaic_overlay.setRect(QRectF(0, 0, width, height))

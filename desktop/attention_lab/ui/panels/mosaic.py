@@ -16,7 +16,6 @@ were); the image item's own coordinates are its pixels, each ``pool`` cells a si
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 
 import numpy as np
@@ -125,28 +124,24 @@ def tile_overlay(tile: np.ndarray, geometry: MosaicGeometry) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=4)
-def mosaic_overlay(geometry: MosaicGeometry) -> np.ndarray:
-    """The causal mask's hatching for every tile, laid out like :func:`compose` (at the
-    hatching's own resolution).  Made once per geometry; read-only."""
-    out = tile_overlay(future_overlay(geometry.pixels), geometry)
-    out.flags.writeable = False
-    return out
+_overlays: dict = {}  # (geometry, id of the tile) -> (tile, mosaic): the last few, oldest first
 
 
-_last_tiled: dict = {}  # (geometry, id of the tile) -> mosaic: a designer's mask, one per analysis
-
-
-def mosaic_overlay_for(geometry: MosaicGeometry, tile: np.ndarray) -> np.ndarray:
-    """:func:`mosaic_overlay` for any one-map hatching ``tile`` (a designer's mask, issue 17);
-    the last one is kept, so redrawing the same analysis re-uses the same array."""
+def mosaic_overlay(geometry: MosaicGeometry, tile: np.ndarray | None = None) -> np.ndarray:
+    """One map's hatching ``tile`` (default: the causal mask's future; a designer's mask's
+    walls, issue 17) laid over every tile like :func:`compose`, at the hatching's own
+    resolution.  The last few are kept by the tile's identity (``future_overlay`` and
+    ``masked_overlay`` hand out the same array for the same mask), so redrawing the same
+    analysis re-uses the same array; read-only."""
+    tile = future_overlay(geometry.pixels) if tile is None else tile
     key = (geometry, id(tile))
-    if key not in _last_tiled:
-        _last_tiled.clear()
+    if key not in _overlays:
+        if len(_overlays) >= 4:
+            del _overlays[next(iter(_overlays))]
         out = tile_overlay(tile, geometry)
         out.flags.writeable = False
-        _last_tiled[key] = (tile, out)  # the tile is kept: its id stays its own
-    return _last_tiled[key][1]
+        _overlays[key] = (tile, out)  # the tile is kept: its id stays its own
+    return _overlays[key][1]
 
 
 class MosaicImage(HeatImage):
