@@ -81,22 +81,31 @@ class Heartbeat:
 
 
 class PanelTimer:
-    """Times every panel's ``show_state`` (GUI thread): which view makes the window wait."""
+    """Times every panel's ``show_state`` and each of its redraw steps (GUI thread): which view
+    makes the window wait.  A panel drawn in steps (``Panel.redraw_steps``) reports its
+    longest step: the longest the event loop waited for it in one turn."""
 
     def __init__(self, panels: dict):
         self.worst: dict[str, float] = {}
         for panel_id, panel in panels.items():
-            original = panel.show_state
+            original, original_steps = panel.show_state, panel.redraw_steps
 
             def timed(state, _original=original, _id=panel_id) -> None:
-                start = time.perf_counter()
-                try:
-                    _original(state)
-                finally:
-                    ms = (time.perf_counter() - start) * 1000.0
-                    self.worst[_id] = max(self.worst.get(_id, 0.0), ms)
+                self._time(_id, lambda: _original(state))
 
-            panel.show_state = timed  # the window looks the method up on each state
+            def steps(state, _original=original_steps, _id=panel_id) -> list:
+                return [lambda _step=step: self._time(_id, _step) for step in _original(state)]
+
+            # the window looks the methods up on each state
+            panel.show_state, panel.redraw_steps = timed, steps
+
+    def _time(self, panel_id: str, draw: Callable[[], None]) -> None:
+        start = time.perf_counter()
+        try:
+            draw()
+        finally:
+            ms = (time.perf_counter() - start) * 1000.0
+            self.worst[panel_id] = max(self.worst.get(panel_id, 0.0), ms)
 
     def take(self) -> dict[str, float]:
         """Longest ``show_state`` per panel (ms) since the last call, slowest first."""

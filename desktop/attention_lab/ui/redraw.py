@@ -1,4 +1,5 @@
-"""When each panel draws a new analysis: one panel per turn of the event loop, panels out of
+"""When each panel draws a new analysis: one panel per turn of the event loop (one step per
+turn for a panel that cuts its drawing into steps: ``Panel.redraw_steps``), panels out of
 sight when they are shown.
 
 One panel per turn: the window keeps answering (typing, the mouse, repaints) between panels,
@@ -47,15 +48,29 @@ class RedrawScheduler(QObject):
         """Start drawing ``state`` (a newer one stops the round of the previous)."""
         self.showing = state
         self.stale = {pid for pid in self.panels if self.out_of_sight(pid)}
-        self._next(state, [p for pid, p in self.panels.items() if pid not in self.stale])
+        in_sight = [p for pid, p in self.panels.items() if pid not in self.stale]
+        self._next(state, [(p, step) for p in in_sight for step in self._steps(p, state)])
+
+    def _steps(self, panel: Panel, state) -> list:
+        try:
+            return panel.redraw_steps(state)
+        except Exception as exc:
+            self._failed(panel, exc)
+            return []
 
     def draw(self, panel: Panel, state) -> None:
+        self.run_step(panel, lambda: panel.show_state(state))
+
+    def run_step(self, panel: Panel, step: Callable[[], None]) -> None:
         panel.setEnabled(True)
         try:
-            panel.show_state(state)
+            step()
         except Exception as exc:  # one broken view must not take the others down
-            log.exception("panel %s failed to show the state", panel.panel_id)
-            self.on_error(f"{tr(panel.title_key)}: {exc}", traceback.format_exc())
+            self._failed(panel, exc)
+
+    def _failed(self, panel: Panel, exc: Exception) -> None:
+        log.exception("panel %s failed to show the state", panel.panel_id)
+        self.on_error(f"{tr(panel.title_key)}: {exc}", traceback.format_exc())
 
     def panel_built(self, panel_id: str) -> None:
         """A panel built after states arrived: it draws the newest one now if in sight, else when shown."""
@@ -81,7 +96,7 @@ class RedrawScheduler(QObject):
         if self.showing is not state or self.stopped:
             return  # superseded (or closing): the newer state's round shows every panel
         if queue:
-            self.draw(queue.pop(0), state)
+            self.run_step(*queue.pop(0))
         if queue:
             QTimer.singleShot(1, self, lambda: self._next(state, queue))
             return

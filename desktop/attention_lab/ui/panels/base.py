@@ -67,6 +67,15 @@ class Panel(QWidget):
         """True once the panel shows a real result (the smoke test checks every panel)."""
         raise NotImplementedError
 
+    def redraw_steps(self, state) -> list:
+        """:meth:`show_state` cut into steps (callables) that together draw ``state``; the
+        window's redraw scheduler (``ui/redraw.py``) gives each its own turn of the event loop.
+        A panel with more than one pyqtgraph view cuts its drawing view by view: Qt paints
+        the whole window once for each graphics scene that changed, all in the same turn
+        (``QGraphicsScene`` dispatches its views' update requests at once), so two views
+        changed together make one long stall instead of two short ones."""
+        return [lambda: self.show_state(state)]
+
     def shutdown(self) -> None:
         """The window is closing: results on their way are not drawn, running work is cancelled."""
 

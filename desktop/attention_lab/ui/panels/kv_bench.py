@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +58,7 @@ from attention_lab.ui.panels.panel_kit import (
 )
 from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ticks
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range, show_grid
+from attention_lab.ui.panels.plot_setters import nice_ceiling as time_ceiling  # the live plot's top (ms)
 
 def _ms(value: float) -> str:
     """A fitted slope for the legend, signed, in the interface's number format (+0.04 / +0,04)."""
@@ -69,12 +69,6 @@ def _ms(value: float) -> str:
 LIVE_REDRAW_MS = 100
 
 
-def time_ceiling(ms: float) -> float:
-    """The live plot's top: the first 1, 2 or 5 × 10^k at or above ``ms`` (at least 0.001),
-    so the axis keeps its ticks while the slowest token so far moves a little."""
-    ms = max(ms, 1e-3)
-    power = 10.0 ** math.floor(math.log10(ms))
-    return next(step * power for step in (1.0, 2.0, 5.0, 10.0) if step * power >= ms * (1 - 1e-12))
 DEFAULT_NEW_TOKENS = 50
 CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells per map
 

@@ -29,7 +29,7 @@ from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import HeatImage, configure_map_plot, fit_token_ticks, hatch_overlay, overlay_item
 from attention_lab.ui.panels.panel_kit import TextPool, explanation_label
-from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks, set_view_range, show_grid
+from attention_lab.ui.panels.plot_setters import nice_ceiling, plain_axes, set_ticks, set_view_range, show_grid
 
 
 CAUSAL_COLOUR = (31, 119, 180)
@@ -185,6 +185,16 @@ class LeakagePanel(Panel):
             self._fill_at(0)
 
     def show_state(self, state) -> None:
+        self._show_edit(state)
+        self._render_layers()
+
+    def redraw_steps(self, state) -> list:
+        """The bars (and the controls) in one turn, the layer-by-layer maps in the next: two
+        views painted in the same turn were the longest stall of an edit (issue 19)."""
+        return [lambda: self._show_edit(state), self._render_layers]
+
+    def _show_edit(self, state) -> None:
+        """Everything but the layer maps: the controls, the summary and the bars."""
         self.state = state
         n = state.n_tokens
         self.position.blockSignals(True)
@@ -195,7 +205,6 @@ class LeakagePanel(Panel):
         self._fill_replacements()
         self._fill_at(state.model.lens.config.n_layer)
         self._render_bars()
-        self._render_layers()
         self._rendered = True
 
     # ------------------------------------------------------------------ export
@@ -300,11 +309,14 @@ class LeakagePanel(Panel):
         self.causal_bars.setOpts(x=x - 0.2, height=causal, width=0.38)
         self.bidi_bars.setOpts(x=x + 0.2, height=bidi, width=0.38)
         self.edited_region.setRegion((p - 0.5, p + 0.5))
-        top = float(max(causal.max(initial=0.0), bidi.max(initial=0.0), 1e-6))
+        # the top in 1-2-5 steps, with headroom for the legend: an edit mostly keeps the range,
+        # so the axis, the grid and the "exactly 0" labels stay as they are (a new range re-placed
+        # every label after the first paint and painted the plot twice)
+        top = nice_ceiling(1.3 * float(max(causal.max(initial=0.0), bidi.max(initial=0.0))), smallest=1e-6)
         zeros = np.flatnonzero(causal == 0) if n <= ZERO_LABEL_LIMIT else []
-        self.zero_labels.show((tr("leakage.exact_zero"), float(i) - 0.2, top * 0.02, CAUSAL_COLOUR) for i in zeros)
+        self.zero_labels.show((tr("leakage.exact_zero"), float(i) - 0.2, top * 0.015, CAUSAL_COLOUR) for i in zeros)
         fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
-        set_view_range(bp, (-0.6, n - 0.4), (0, top * 1.3))  # headroom for the legend
+        set_view_range(bp, (-0.6, n - 0.4), (0, top))
         self._render_summary(causal, bidi)
 
     def _render_summary(self, causal: np.ndarray, bidi: np.ndarray) -> None:

@@ -79,6 +79,15 @@ def set_view_range(target, x_range=None, y_range=None) -> None:
         vb.setRange(xRange=x_range, yRange=y_range, padding=0)
 
 
+def nice_ceiling(value: float, smallest: float = 1e-3) -> float:
+    """The first 1, 2 or 5 × 10^k at or above ``value`` (at least ``smallest``): a plot's top
+    that keeps its ticks (and everything placed by them) while the data's maximum moves a
+    little, instead of a new range, new ticks and a repaint of every label on each update."""
+    value = max(value, smallest)
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(step * power for step in (1.0, 2.0, 5.0, 10.0) if step * power >= value * (1 - 1e-12))
+
+
 def show_grid(plot, *, x: bool = False, y: bool = False, alpha: float = 0.25) -> None:
     """``plot.showGrid`` with the grid's finest level left out.
 

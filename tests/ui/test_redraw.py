@@ -1,0 +1,112 @@
+"""The redraw scheduler (ui/redraw.py) gives every drawing step its own turn of the event loop,
+and a panel with two pyqtgraph views (the leakage panel) draws them in two steps (issue 19:
+Qt paints the whole window once per changed graphics scene, all in the same turn)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np
+from PySide6.QtCore import QTimer
+
+from attention_lab.ui.panels.leakage import LeakagePanel
+from attention_lab.ui.panels.plot_setters import nice_ceiling
+from attention_lab.ui.redraw import RedrawScheduler
+from synthetic_state import synthetic_leakage, synthetic_state
+
+
+class StepPanel:
+    """What the scheduler needs of a panel, drawing in ``steps`` steps that log their turn."""
+
+    title_key = "x"
+
+    def __init__(self, name: str, steps: int, log: list, turn: dict):
+        self.panel_id, self.steps, self.log, self.turn = name, steps, log, turn
+
+    def setEnabled(self, _on: bool) -> None:
+        pass
+
+    def redraw_steps(self, state) -> list:
+        return [lambda i=i: self.log.append((self.panel_id, i, state, self.turn["n"])) for i in range(self.steps)]
+
+    def show_state(self, state) -> None:
+        for step in self.redraw_steps(state):
+            step()
+
+
+def scheduler(panels: list, hidden=()):
+    """(scheduler of ``panels``, the states whose round is done, the ticker counting turns)."""
+    ticker = QTimer()  # counts the turns of the event loop
+    ticker.setInterval(0)
+    ticker.timeout.connect(lambda: TURN.__setitem__("n", TURN["n"] + 1))
+    ticker.start()
+    redraw = RedrawScheduler({p.panel_id: p for p in panels}, lambda pid: pid in hidden, lambda *_: None)
+    done = []
+    redraw.round_done.connect(done.append)
+    return redraw, done, ticker
+
+
+TURN = {"n": 0}
+
+
+def test_each_step_of_each_panel_in_sight_gets_its_own_turn(qtbot):
+    log = []
+    redraw, done, _ticker = scheduler([StepPanel("a", 2, log, TURN), StepPanel("b", 1, log, TURN),
+                                       StepPanel("c", 1, log, TURN)], hidden={"c"})
+    redraw.show("s1")
+    assert [(pid, i) for pid, i, _s, _t in log] == [("a", 0)]  # the first step at once, the rest on later turns
+    qtbot.waitUntil(lambda: done == ["s1"], timeout=2000)
+    assert [(pid, i) for pid, i, _s, _t in log] == [("a", 0), ("a", 1), ("b", 0)]  # "c" is out of sight
+    turns = [t for *_rest, t in log]
+    assert turns[0] < turns[1] < turns[2]  # the event loop ran between any two steps
+    assert redraw.stale == {"c"}
+
+
+def test_a_newer_state_stops_the_older_rounds_steps(qtbot):
+    log = []
+    redraw, done, _ticker = scheduler([StepPanel("a", 3, log, TURN)])
+    redraw.show("old")
+    redraw.show("new")
+    qtbot.waitUntil(lambda: done == ["new"], timeout=2000)
+    assert [s for _pid, _i, s, _t in log] == ["old", "new", "new", "new"]
+
+
+def test_leakage_draws_its_bars_and_its_layer_maps_in_two_steps(qtbot):
+    panel = LeakagePanel()
+    qtbot.addWidget(panel)
+    first = synthetic_state()
+    panel.show_state(first)
+    heat = panel._heat[True][1]
+    old_maps = np.array(heat.image)
+    second = dataclasses.replace(first, leakage=synthetic_leakage(position=1))
+    steps = panel.redraw_steps(second)
+    assert len(steps) == 2
+    steps[0]()  # the controls and the bars: the new edit ...
+    np.testing.assert_array_equal(panel.causal_bars.opts["height"], second.leakage.causal.numpy())
+    np.testing.assert_array_equal(heat.image, old_maps)  # ... the layer maps not yet
+    steps[1]()
+    np.testing.assert_array_equal(heat.image, second.leakage.causal_layers.numpy())
+
+
+def test_leakage_bars_keep_their_range_while_the_largest_change_moves_a_little(qtbot):
+    panel = LeakagePanel()
+    qtbot.addWidget(panel)
+    state = synthetic_state()
+    tops = []
+    for largest in (0.61, 0.64, 0.70, 2.0):
+        leak = state.leakage
+        bidirectional = leak.bidirectional * (largest / float(leak.bidirectional.max()))
+        panel.show_state(dataclasses.replace(state, leakage=dataclasses.replace(leak, bidirectional=bidirectional)))
+        y0, y1 = panel.bar_plot.getPlotItem().getViewBox().viewRange()[1]
+        assert y0 == 0 and y1 >= 1.3 * largest * (1 - 1e-6)  # room for the legend above the bars
+        tops.append(y1)
+    assert tops[0] == tops[1] == tops[2] == 1.0 and tops[3] == 5.0
+
+
+def test_nice_ceiling_is_the_next_1_2_5_step_above_the_smallest():
+    assert [nice_ceiling(v) for v in (0.0, 0.7, 1.3, 480.0)] == [0.001, 1.0, 2.0, 500.0]
+    assert nice_ceiling(0.0, smallest=1e-6) == 1e-6
+    assert nice_ceiling(3e-5, smallest=1e-6) == 5e-5
