@@ -45,6 +45,13 @@ def test_budget_view_shows_the_verbs_row_in_every_head_and_their_average(qtbot, 
     assert drawn.shape == (heads + 1, query + 1)  # the average on top, then a row per head
     assert np.allclose(drawn[0], expected.average.numpy(), atol=1e-6)
     assert np.allclose(drawn[1:], expected.rows.numpy(), atol=1e-6)
+    # every cell's weight written, by one item (a label item per cell made the tour's first step stall)
+    from attention_lab.ui.panels.panel_kit import CellLabels
+
+    written = {(x, y): t for t, x, y in view._cells.texts()}
+    assert isinstance(view._cells, CellLabels) and len(written) == (heads + 1) * (query + 1)
+    assert written[(0.5, 1.5)] == f"{drawn[1, 0]:.2f}" and written[(query + 0.5, 0.5)] == f"{drawn[0, query]:.2f}"
+    assert not [item for item in view.plot.items if type(item).__name__ == "TextItem"]
     text = view.summary_text()
     assert f"The {heads} heads of layer {state.layer}" in text
     assert f"at most {fmt_number(expected.average_top_weight, 2)}" in text

@@ -25,8 +25,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-#: frames of these modules are the probe itself (its event loops), never a handler
-PROBE_MODULES = ("attention_lab.ui.perf_probe", "attention_lab.ui.stall_trace", "attention_lab.ui.soak")
+#: frames of these modules are the probe itself (its event loops), never a handler; the learner
+#: driver plays the learner in the soak (its clicks and its settling loop stand for the event loop's)
+PROBE_MODULES = ("attention_lab.ui.perf_probe", "attention_lab.ui.stall_trace", "attention_lab.ui.soak",
+                 "attention_lab.ui.learner_driver")
 #: a handler is the first frame of these packages under the probe's event loop
 APP_PACKAGES = ("attention_lab", "pyqtgraph")
 QT_ONLY = "Qt C++ (layout, painting or events with no Python handler)"

@@ -22,11 +22,12 @@ from attention_lab.core.budget import BudgetRows, budget_rows, default_query
 from attention_lab.ui import number_format
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.heatmap_kit import colormap, fit_token_ticks
-from attention_lab.ui.panels.panel_kit import TextPool, explanation_label, fmt_number
+from attention_lab.ui.panels.panel_kit import CellLabels, explanation_label, fmt_number
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.ui.strings import budget_view as _texts  # noqa: F401 -- registers the texts
 
 CELL_TEXT_LIMIT = 160  # weights written in the cells up to this many cells
+WHITE, BLACK = (255, 255, 255), (0, 0, 0)  # a cell's weight on a dark / light colour
 
 
 class BudgetView(QWidget):
@@ -66,7 +67,10 @@ class BudgetView(QWidget):
         self.outline.setPen(pg.mkPen((230, 80, 20), width=2, cosmetic=True))
         self.outline.setZValue(10)
         self.plot.addItem(self.outline)
-        self._cells = TextPool(self.plot)
+        # one item paints every cell's weight: a TextItem per cell cost ~2 ms each on first use,
+        # and the tour's first step (this view) stalled the window 0.19-0.28 s making 52 of them
+        self._cells = CellLabels()
+        self.plot.addItem(self._cells)
         self.view.setMinimumHeight(120)
         # the words never make the dock scroll: the map beside them sets the height (its rows are the point)
         self.explain.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
@@ -155,9 +159,9 @@ class BudgetView(QWidget):
         set_view_range(self.plot, (0, keys), (0, heads + 1))
         cells = []
         if keys * (heads + 1) <= CELL_TEXT_LIMIT:
-            cells = [(number_format.fixed(float(table[r, k]), 2), k + 0.5, r + 0.5, "w" if table[r, k] < 0.55 else "k")
+            cells = [(number_format.fixed(float(table[r, k]), 2), k + 0.5, r + 0.5, WHITE if table[r, k] < 0.55 else BLACK)
                      for r in range(heads + 1) for k in range(keys)]
-        self._cells.show(cells)
+        self._cells.show_labels(cells)
         self._outline()
         self.explain.setText(self._explanation(rows, state))
 
