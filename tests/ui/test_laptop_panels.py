@@ -1,0 +1,57 @@
+"""Each panel reads cleanly in the window at a learner's laptop size (issue 14): 1366×768, less a title
+bar and a taskbar, the demo model and its 10-token default text, the panel's dock in front.
+
+Every test here failed before its fix; the docstring says what a learner saw."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QTabWidget
+
+from attention_lab.ui.panels.ids import PanelId
+
+LAPTOP = (1366, 768)
+DESKTOP_CHROME_PX = 60  # a window manager's title bar and a taskbar
+STATE_TIMEOUT_MS = 60_000
+
+
+#: the chapter's sentence: 10 tokens with the demo model (the Portuguese default sentence has 17)
+SHORT_TEXT = "The big dog bit the mailman yesterday"
+
+
+def _laptop_window(qtbot, make_window, language: str, panel: PanelId, tab: int | None = None, text: str = SHORT_TEXT):
+    window = make_window(model_spec="demo", language=language)
+    window.resize(LAPTOP[0], LAPTOP[1] - DESKTOP_CHROME_PX)
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=STATE_TIMEOUT_MS)
+    window.panel(PanelId.TOKEN_EDITOR).editor.setPlainText(text)
+    qtbot.waitUntil(lambda: window.last_state.text == text, timeout=STATE_TIMEOUT_MS)
+    dock = window.docks[panel]
+    dock.show()
+    dock.raise_()
+    qtbot.waitUntil(lambda: window.built_panel(panel) is not None, timeout=STATE_TIMEOUT_MS)
+    built = window.built_panel(panel)
+    if tab is not None:
+        built.findChild(QTabWidget).setCurrentIndex(tab)
+    qtbot.waitUntil(lambda: built.has_data(), timeout=STATE_TIMEOUT_MS)
+    qtbot.wait(300)  # laid out: the views' sizes are final
+    return window, built
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_head_grid_maps_are_square_and_name_every_token_of_a_short_text(qtbot, make_window, language):
+    """Stretched to the dock, the maps were ~135×65 px, and a 10-token text had every other token
+    labelled down the side and two along the bottom."""
+    window, panel = _laptop_window(qtbot, make_window, language, PanelId.HEAD_GRID)
+    tokens = window.last_state.tokens
+    assert len(tokens) == 10
+    view = panel.grid_plot.getViewBox()
+    units_x, units_y = view.viewPixelSize()  # cells per screen pixel, across and down
+    assert units_x == pytest.approx(units_y, rel=0.01), "a map's cells are not square"
+    tile_px = panel.mosaic.geometry.cells / units_x
+    assert tile_px >= 90, f"the maps are {tile_px:.0f} px: too small to read at this size"
+    rows, cols = panel.mosaic.geometry.shape
+    left = panel.grid_plot.getAxis("left")._tickLevels[0]
+    bottom = panel.grid_plot.getAxis("bottom")._tickLevels[0]
+    assert [text for _pos, text in left] == list(tokens) * rows  # every row of every map, named
+    assert len(bottom) == len(tokens) * cols  # every column: its text, or its position where no text fits
+    assert [text for _pos, text in bottom[: len(tokens)]] in (list(tokens), [str(i) for i in range(len(tokens))])
