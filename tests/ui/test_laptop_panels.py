@@ -55,3 +55,20 @@ def test_the_head_grid_maps_are_square_and_name_every_token_of_a_short_text(qtbo
     assert [text for _pos, text in left] == list(tokens) * rows  # every row of every map, named
     assert len(bottom) == len(tokens) * cols  # every column: its text, or its position where no text fits
     assert [text for _pos, text in bottom[: len(tokens)]] in (list(tokens), [str(i) for i in range(len(tokens))])
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_leakage_layer_maps_give_each_row_label_a_line(qtbot, make_window, language):
+    """The "layer by layer" maps were ~25 px tall and their row labels "emb/0/1/2/3" overlapped."""
+    from PySide6.QtGui import QFontMetrics
+
+    window, panel = _laptop_window(qtbot, make_window, language, PanelId.LEAKAGE)
+    rows = window.last_state.leakage.causal_layers.shape[0]
+    assert rows == window.session.model.config.n_layer + 1
+    for plot, _image, _overlay in panel._heat.values():
+        axis = plot.getAxis("left")
+        labels = [text for _pos, text in axis._tickLevels[0]]
+        assert len(labels) == rows
+        line = QFontMetrics(axis.style.get("tickFont") or axis.font()).height()
+        row_px = plot.getViewBox().height() / rows
+        assert row_px >= line, f"{labels}: {row_px:.1f} px a row for {line}-px labels, they overlap"
