@@ -6,9 +6,11 @@ Every test here failed before its fix; the docstring says what a learner saw."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QTabWidget
-
+from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.panels.panel_kit import CellLabels
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QTabWidget
 
 LAPTOP = (1366, 768)
 DESKTOP_CHROME_PX = 60  # a window manager's title bar and a taskbar
@@ -60,8 +62,6 @@ def test_the_head_grid_maps_are_square_and_name_every_token_of_a_short_text(qtbo
 @pytest.mark.parametrize("language", ["en", "pt_BR"])
 def test_the_leakage_layer_maps_give_each_row_label_a_line(qtbot, make_window, language):
     """The "layer by layer" maps were ~25 px tall and their row labels "emb/0/1/2/3" overlapped."""
-    from PySide6.QtGui import QFontMetrics
-
     window, panel = _laptop_window(qtbot, make_window, language, PanelId.LEAKAGE)
     rows = window.last_state.leakage.causal_layers.shape[0]
     assert rows == window.session.model.config.n_layer + 1
@@ -72,3 +72,32 @@ def test_the_leakage_layer_maps_give_each_row_label_a_line(qtbot, make_window, l
         line = QFontMetrics(axis.style.get("tickFont") or axis.font()).height()
         row_px = plot.getViewBox().height() / rows
         assert row_px >= line, f"{labels}: {row_px:.1f} px a row for {line}-px labels, they overlap"
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_mask_grid_says_minus_infinity_when_its_cells_cannot_hold_it(qtbot, make_window, language):
+    """Since "-∞-∞-∞" no longer runs together, a grid whose cells are too narrow dropped the −∞
+    altogether: dark cells, nothing saying what they hold."""
+    _window, panel = _laptop_window(qtbot, make_window, language, PanelId.MASK)
+    units_x, units_y = panel.grid_plot.getPlotItem().getViewBox().viewPixelSize()
+    assert not CellLabels.fits("−∞", (1 / units_x, 1 / units_y), QFontMetrics(panel.grid_plot.font()))
+    assert panel.grid_legend.isVisible()
+    assert "−∞" in panel.grid_legend.text() and panel.grid_legend.text() == tr("mask.grid.legend", value="−∞")
+    panel.set_mode("zero-score")  # the legend follows the mode
+    qtbot.waitUntil(lambda: tr("mask.cell.zero-score") in panel.grid_legend.text())
+
+
+def test_the_mask_grid_writes_minus_infinity_in_cells_that_hold_it(qtbot, tiny_checkpoint):
+    from attention_lab.ui.panels.mask import MaskPanel
+    from state_factory import build_state, load
+
+    panel = MaskPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1300, 1100)
+    panel.show()
+    panel.show_state(build_state(load(tiny_checkpoint), "The big dog"))
+    qtbot.wait(300)
+    assert "−∞" in [text for text, _x, _y in panel.cell_labels.texts()]
+    units_x, units_y = panel.grid_plot.getPlotItem().getViewBox().viewPixelSize()
+    assert CellLabels.fits("−∞", (1 / units_x, 1 / units_y), QFontMetrics(panel.grid_plot.font()))
+    assert not panel.grid_legend.isVisible()
