@@ -11,6 +11,7 @@ from attention_lab.ui.panels.mosaic import (
     MosaicGeometry,
     compose,
     mosaic_overlay,
+    square_view_range,
     tile_overlay,
     tile_ticks,
 )
@@ -83,6 +84,25 @@ def test_tile_ticks_label_every_row_of_tiles_at_its_cells():
     # too little room: every other label, cut short
     sparse = tile_ticks(["a-long-token"] * 10, MosaicGeometry(4, 10, 10, 1), 2, pixels_per_cell=8.0, vertical=False)[0]
     assert len(sparse) == 2 * 2 and sparse[0][1] == "a-l…"
+    # no room for a text, room for a number: each column gets its position
+    numbered = tile_ticks(["a-long-token"] * 10, MosaicGeometry(4, 10, 10, 1), 2, pixels_per_cell=11.0, vertical=False,
+                          char_px=6.0)[0]
+    assert [text for _x, text in numbered] == [str(i) for i in range(10)] * 2
+    # a smaller font's rows: every token of a 10-token text on a 100-px map
+    assert len(tile_ticks(["t"] * 10, MosaicGeometry(4, 10, 10, 1), 1, pixels_per_cell=10.0, vertical=True, row_px=9)[0]) == 10
+
+
+def test_the_view_keeps_cells_square_against_the_left_and_bottom_axes():
+    geometry = MosaicGeometry(heads=12, cells=10, pixels=10, pool=1)
+    full_x, (full_y0, full_y1) = geometry.view_range()
+    # a wide box: the height decides, the spare width is on the right
+    (x0, x1), (y0, y1) = square_view_range(geometry, 900.0, 300.0)[0]
+    scale = square_view_range(geometry, 900.0, 300.0)[1]
+    assert (y0, y1) == pytest.approx((full_y0, full_y1)) and x0 == full_x[0] and x1 > full_x[1]
+    assert 900.0 / (x1 - x0) == pytest.approx(300.0 / (y1 - y0)) == pytest.approx(scale)
+    # a tall box: the width decides, the spare height is above the first row (the bottom axis stays under the maps)
+    (x0, x1), (y0, y1) = square_view_range(geometry, 300.0, 900.0)[0]
+    assert (x0, x1) == pytest.approx(full_x) and y1 == pytest.approx(full_y1) and y0 < full_y0
 
 
 def test_the_mouse_over_a_tile_names_its_head_query_key_and_weight(qtbot, tiny_checkpoint):

@@ -48,6 +48,7 @@ from attention_lab.ui.panels.mosaic import (
     MosaicImage,
     compose,
     mosaic_overlay,
+    square_view_range,
     tile_ticks,
     title_items,
 )
@@ -69,6 +70,15 @@ def _fix_token_axis_width(plot: pg.PlotItem) -> None:
     painted it once more after an analysis."""
     axis = plot.getAxis("left")
     axis.setWidth(QFontMetrics(axis.style.get("tickFont") or QFont()).horizontalAdvance("M" * 8) + 12)
+
+
+def _mosaic_tick_font() -> QFont:
+    """The grid's token labels: 1.5 pt under the interface's font (7.5 pt of 9), so a row's
+    label needs ~9 px, not 13: a 10-token text on a laptop gets every token named."""
+    font = QFont(QApplication.font())
+    if font.pointSizeF() > 0:  # a font given in pixels keeps its size
+        font.setPointSizeF(max(6.0, font.pointSizeF() - 1.5))
+    return font
 
 
 def _fmt_weight(value: float) -> str:
@@ -353,6 +363,8 @@ class HeadGridPanel(Panel):
         heads' titles and one colour bar (made once; an analysis only swaps images)."""
         plot = self.grid_view.addPlot(row=0, col=0, enableMenu=False)
         configure_map_plot(plot)
+        for side in ("left", "bottom"):  # a 10-token map ~110 px tall: a smaller font labels every row
+            plot.getAxis(side).setStyle(tickFont=_mosaic_tick_font())
         _fix_token_axis_width(plot)
         self.grid_plot = plot
         self.mosaic = MosaicImage(self._grid_hover, self._grid_click)
@@ -394,30 +406,34 @@ class HeadGridPanel(Panel):
             x, y = geometry.origin(h)
             if (title.pos().x(), title.pos().y()) != (x * pool, y * pool):
                 title.setPos(x * pool, y * pool)
-        self._fit_grid_ticks()
+        self._fit_grid_view()
         set_axis_label(self.grid_plot, "left", tr("head_grid.query_axis"))
         key_text = tr("head_grid.key_axis")
         if pool > 1:
             key_text += " · " + tr("head_grid.pooled", pool=pool)
         set_axis_label(self.grid_plot, "bottom", key_text)
-        set_view_range(self.grid_plot, *geometry.view_range())
         self._tell_pixels()
 
-    def _fit_grid_ticks(self) -> None:
-        """Token labels along the mosaic's left (each row of tiles) and bottom (each column),
-        as many as the view's size lets fit."""
+    def _fit_grid_view(self) -> None:
+        """The mosaic's view range, square cells in whatever box the grid has, and the token labels
+        along its left (each row of tiles) and bottom (each column), as many as that leaves room for."""
         geometry = self.mosaic.geometry
         if self.state is None or geometry is None:
             return
-        rows, cols = geometry.shape
-        (x0, x1), (y0, y1) = geometry.view_range()
         size = self.grid_plot.getViewBox().size()
+        view_range, pixels_per_cell = square_view_range(geometry, size.width(), size.height())
+        set_view_range(self.grid_plot, *view_range)
+        rows, cols = geometry.shape
         tokens = self.state.tokens
-        set_ticks(self.grid_plot.getAxis("left"), tile_ticks(tokens, geometry, rows, (size.height() or 200.0) / (y1 - y0), True))
-        set_ticks(self.grid_plot.getAxis("bottom"), tile_ticks(tokens, geometry, cols, (size.width() or 200.0) / (x1 - x0), False))
+        metrics = QFontMetrics(_mosaic_tick_font())
+        pixels_per_cell = pixels_per_cell or 200.0 / geometry.extent()[0]  # not laid out yet
+        set_ticks(self.grid_plot.getAxis("left"), tile_ticks(tokens, geometry, rows, pixels_per_cell, True,
+                                                            row_px=metrics.ascent(), char_px=metrics.averageCharWidth()))
+        set_ticks(self.grid_plot.getAxis("bottom"), tile_ticks(tokens, geometry, cols, pixels_per_cell, False,
+                                                              row_px=metrics.ascent(), char_px=metrics.averageCharWidth()))
 
     def _grid_view_resized(self, *_args) -> None:
-        self._fit_grid_ticks()
+        self._fit_grid_view()
         self._resize_timer.start()
 
     def head_map(self, head: int) -> np.ndarray:
@@ -432,9 +448,7 @@ class HeadGridPanel(Panel):
         if geometry is None:
             return 256.0
         size = self.grid_plot.getViewBox().size()
-        (x0, x1), (y0, y1) = geometry.view_range()
-        tile = geometry.pixels * geometry.pool
-        side = max(size.width() * tile / (x1 - x0), size.height() * tile / (y1 - y0))
+        side = geometry.pixels * geometry.pool * square_view_range(geometry, size.width(), size.height())[1]
         return side if side >= 48 else 256.0
 
     def _tell_pixels(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -34,6 +35,9 @@ from attention_lab.ui.panels.plot_setters import nice_ceiling, plain_axes, set_t
 
 CAUSAL_COLOUR = (31, 119, 180)
 BIDI_COLOUR = (255, 127, 14)
+#: the layer-by-layer view around its maps: title, the token axis, margins (px); each of the maps' rows
+#: gets a line of text on top of this (5 rows were ~10 px each on a laptop: "emb/0/1/2/3" overlapped)
+LAYER_MAPS_CHROME_PX = 80
 ZERO_LABEL_LIMIT = 40  # label each exact zero up to this many positions; beyond, the summary says it
 
 
@@ -115,7 +119,7 @@ class LeakagePanel(Panel):
         self.layers_title.setWordWrap(True)  # one line of it is wider than a laptop's dock
         self.layers_view = pg.GraphicsLayoutWidget(self)
         self.layers_view.setBackground("w")
-        self.layers_view.setMinimumHeight(110)
+        self.layers_view.setMinimumHeight(110)  # raised to a line per row once the model's layers are known
         self._heat: dict[bool, tuple[pg.PlotItem, HeatImage, pg.ImageItem]] = {}
         self._hatched: dict[bool, np.ndarray] = {}  # the exact zeros each overlay hatches now
         self._layer_cells: tuple[int, int] | None = None  # (rows, positions) the maps' rects are set for
@@ -363,6 +367,9 @@ class LeakagePanel(Panel):
             set_ticks(plot.getAxis("left"), [row_ticks, []])
             fit_token_ticks(plot, "bottom", state.tokens)
             set_view_range(plot, (0, n), (0, rows))
+        if self._layer_cells is None or self._layer_cells[0] != rows:
+            line = QFontMetrics(self._heat[True][0].getAxis("left").style.get("tickFont") or self.font()).height()
+            self.layers_view.setMinimumHeight(rows * line + LAYER_MAPS_CHROME_PX)
         self._layer_cells = (rows, n)
 
     # ------------------------------------------------------------------ hover

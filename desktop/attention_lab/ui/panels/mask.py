@@ -19,7 +19,7 @@ import functools
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -93,8 +93,15 @@ class MaskPanel(Panel):
         self.grid_image = setup_token_heatmap(self.grid_plot)
         self.cell_labels = CellLabels()  # one item for all the cells' "0" / "−∞"
         self.grid_plot.addItem(self.cell_labels)
+        # the future's "−∞" said once under the grid when its cells are too small to hold it (issue 14)
+        self.grid_legend = QLabel(self.grid_box)
+        self.grid_legend.setObjectName("mask.grid_legend")
+        self.grid_legend.setWordWrap(True)
+        self.grid_legend.hide()
+        self.grid_plot.getPlotItem().getViewBox().sigResized.connect(self._show_grid_legend)
         grid_layout = QVBoxLayout(self.grid_box)
         grid_layout.addWidget(self.grid_plot)
+        grid_layout.addWidget(self.grid_legend)
 
         self.ascii_box = QGroupBox(self)
         self.ascii_choice = QComboBox(self.ascii_box)
@@ -260,6 +267,22 @@ class MaskPanel(Panel):
             cells = [("0" if allowed[i, j] else future_text, j + 0.5, i + 0.5,
                       (40, 40, 40) if allowed[i, j] else (255, 255, 255)) for i in range(n) for j in range(n)]
         self.cell_labels.show_labels(cells)
+        self._show_grid_legend()
+
+    def _show_grid_legend(self, *_args) -> None:
+        """Under the grid, what its dark cells hold, when their cells are too small to write it in each
+        (a long text, a small dock): the grid then showed dark cells and no "−∞" at all."""
+        state = self.state
+        if state is None or state.n_tokens < 2:
+            self.grid_legend.hide()
+            return
+        mode = self.selected_mode()
+        units_x, units_y = self.grid_plot.getPlotItem().getViewBox().viewPixelSize()
+        cell_px = (1.0 / units_x, 1.0 / units_y) if units_x > 0 and units_y > 0 else (0.0, 0.0)
+        written = state.n_tokens <= CELL_TEXT_LIMIT and CellLabels.fits(
+            tr(f"mask.cell.{mode}"), cell_px, QFontMetrics(self.grid_plot.font()))
+        self.grid_legend.setText(tr("mask.grid.legend", value=tr(f"mask.cell.{mode}")))
+        self.grid_legend.setVisible(not written)
 
     def _fill_ascii_choices(self) -> None:
         state = self.state

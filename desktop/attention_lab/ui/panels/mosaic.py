@@ -164,19 +164,39 @@ class MosaicImage(HeatImage):
         return self.geometry.locate(pos.x(), pos.y())
 
 
-def tile_ticks(tokens, geometry: MosaicGeometry, count: int, pixels_per_cell: float, vertical: bool) -> list:
+def square_view_range(geometry: MosaicGeometry, width_px: float, height_px: float):
+    """``((x0, x1), (y0, y1)), pixels_per_cell``: the view range (in cells) that shows the whole
+    mosaic in a view box of ``width_px`` × ``height_px`` with square cells, so every map is as
+    tall as it is wide (stretched to the box, the maps were ~135 × 65 px on a laptop).  The
+    mosaic sits against the left and bottom axes, whose token labels it lines up with; the
+    spare room is on the right or above the first row."""
+    (x0, x1), (y0, y1) = geometry.view_range()
+    if width_px <= 0 or height_px <= 0:
+        return ((x0, x1), (y0, y1)), 0.0
+    scale = min(width_px / (x1 - x0), height_px / (y1 - y0))
+    return ((x0, x0 + width_px / scale), (y1 - height_px / scale, y1)), scale
+
+
+def tile_ticks(tokens, geometry: MosaicGeometry, count: int, pixels_per_cell: float, vertical: bool,
+               row_px: float = 13.0, char_px: float = 7.0) -> list:
     """Token ticks for ``count`` rows (``vertical``) or columns of tiles: each tile's cells
-    labelled, as many as fit at ``pixels_per_cell`` screen pixels a cell (a label every
-    ``step`` cells, at most 10 characters, cut with "…")."""
+    labelled, as many as fit at ``pixels_per_cell`` screen pixels a cell.  Along a row a label
+    needs ``row_px`` (the tick font's ascent: every token of a 10-token text is labelled on a
+    110-px map); along a column a token's text needs ``char_px`` a character (at most 10, cut
+    with "…"), and where not even three characters fit, each column gets its position (the
+    token strip's number) if that fits, else every ``step``-th column a short text."""
     n = len(tokens)
     if not n or pixels_per_cell <= 0:
         return [[], []]
     if vertical:
-        step, chars = max(1, math.ceil(13.0 / pixels_per_cell)), 9
+        step, chars = max(1, math.ceil(row_px / pixels_per_cell)), 9
     else:
-        chars, step = int(pixels_per_cell / 7.0) - 1, 1
+        chars, step = int(pixels_per_cell / char_px) - 1, 1
         if chars < 3:
-            chars, step = 4, max(1, math.ceil(5 * 7.0 / pixels_per_cell))
+            if len(str(n - 1)) * char_px + 3 <= pixels_per_cell:
+                stride = geometry.stride[0] * geometry.pool
+                return [[(k * stride + i + 0.5, str(i)) for k in range(count) for i in range(n)], []]
+            chars, step = 4, max(1, math.ceil(5 * char_px / pixels_per_cell))
     chars = min(chars, 10)
     labels = [(i, t if len(t) <= chars else t[: max(1, chars - 1)] + "…") for i, t in enumerate(tokens) if i % step == 0]
     stride = geometry.stride[1 if vertical else 0] * geometry.pool

@@ -170,6 +170,12 @@ class CellLabels(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:  # noqa: N802 -- Qt's name
         return self._bounds
 
+    @staticmethod
+    def fits(text: str, cell_px: tuple[float, float], metrics) -> bool:
+        """Whether ``text`` is written in a cell of ``cell_px`` (width, height) screen pixels: what the
+        paint leaves out, a panel can say another way (the mask grid's legend line)."""
+        return metrics.height() <= cell_px[1] and metrics.horizontalAdvance(text) <= cell_px[0]
+
     def paint(self, painter, *_args) -> None:
         if not self._labels:
             return
@@ -178,11 +184,8 @@ class CellLabels(pg.GraphicsObject):
         cell_w, cell_h = abs(far.x() - corner.x()), abs(far.y() - corner.y())
         painter.resetTransform()  # text at the font's size, whatever the view's zoom
         metrics = painter.fontMetrics()
-        if metrics.height() > cell_h:
-            return
         for text, x, y, colour in self._labels:
-            width = metrics.horizontalAdvance(text)
-            if width > cell_w:
+            if not self.fits(text, (cell_w, cell_h), metrics):
                 continue
             centre = to_screen.map(QPointF(x, y))
             painter.setPen(colour)

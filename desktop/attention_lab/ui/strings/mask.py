@@ -46,6 +46,10 @@ register(
         "mask.mode.zero-score": {"en": "zero the score", "pt_BR": "zerar a pontuação"},
         "mask.mode.zero-after-softmax": {"en": "zero the weight after softmax", "pt_BR": "zerar o peso depois do softmax"},
         "mask.cell.-inf": {"en": "−∞", "pt_BR": "−∞"},
+        "mask.grid.legend": {
+            "en": "Dark cells: {value} (the future; too small here to write it in each)",
+            "pt_BR": "Células escuras: {value} (o futuro; pequenas demais aqui para escrevê-lo em cada uma)",
+        },
         "mask.cell.finfo.min": {"en": "min", "pt_BR": "min"},
         "mask.cell.-1e9": {"en": "−1e9", "pt_BR": "−1e9"},
         "mask.cell.zero-score": {"en": "=0", "pt_BR": "=0"},
