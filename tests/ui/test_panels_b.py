@@ -537,6 +537,15 @@ def test_kv_stability_tab_says_why_it_is_empty(qtbot, state, language):
     assert panel.stab_summary.text() == tr("kvbench.no_worker")
 
 
+def test_the_live_kv_curves_are_one_pixel_lines(qtbot):
+    """A wider antialiased line takes the raster engine's slow path: the live plot repainted
+    ten times a second during a benchmark (issue 19)."""
+    panel = KVBenchPanel()
+    qtbot.addWidget(panel)
+    for curve in (panel.curve_with, panel.curve_without):
+        assert curve.curve.opts["pen"].widthF() <= 1.0
+
+
 def test_time_ceiling_is_the_next_1_2_5_step():
     assert [time_ceiling(v) for v in (0.0, 0.7, 1.0, 1.3, 3.0, 7.2, 12.0, 480.0)] == [0.001, 1.0, 1.0, 2.0, 5.0, 10.0, 20.0, 500.0]
 

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPalette, QPixmap, QRegion, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QStyle,
     QTextEdit,
     QToolTip,
     QVBoxLayout,
@@ -69,6 +70,11 @@ class ChipView(QWidget):
         self.selected = -1
         self.edited = -1
         self._chips: list[_Chip] = []
+        self._strip_cache: QPixmap | None = None  # every chip unselected (_strip)
+        self._strip_key: tuple | None = None
+        self._strip_drawn = QRegion()  # the part of the strip drawn so far
+        self._chips_height = 0  # what the chips need (the last layout's)
+        self._layout_width = 0  # the width the chips were laid out for
         self._text_widths: dict[str, int] = {}  # a token's width in the chip font (fixed)
         self._number_widths: dict[int, float] = {}  # a position's or id's width in the label font
         self._text_font = monospace_font()
@@ -127,7 +133,7 @@ class ChipView(QWidget):
         fm_text = QFontMetrics(self._text_font)
         height = fm_text.height() + QFontMetrics(self._small_font).height() + 2 * self.PAD_Y
         separator = self._label_metrics.horizontalAdvance(LABEL_SEPARATOR)
-        width = max(100, self.width())
+        width = self._layout_width = max(100, self.width() - self._slack())
         x = y = self.GAP
         row_h = 0
         chips: list[_Chip] = []
@@ -146,54 +152,99 @@ class ChipView(QWidget):
             x += size.width() + self.GAP
             row_h = max(row_h, size.height())
         self._chips = chips
-        self.setMinimumHeight(y + row_h + self.GAP if chips else 0)
+        self._strip_cache = None  # drawn again at the next paint
+        self._chips_height = y + row_h + self.GAP if chips else 0
+        self.setMinimumHeight(self._chips_height)
         self.height_needed.emit(self.minimumHeight())
         self.update()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
         super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():  # a new height (ours, from _relayout) moves no chip
+        # a new height (ours, from _relayout) moves no chip, nor does a width within a scroll
+        # bar or two of the one laid out for: a long text's strip loses 14 px to its own scroll
+        # bar, then 14 to the dock's, and each relayout drew every chip again (issue 19)
+        width = max(100, event.size().width())
+        if width != max(100, event.oldSize().width()) and not self._layout_width <= width <= self._layout_width + 2 * self._slack():
             self._relayout()
+
+    def _slack(self) -> int:
+        """Room kept free on the right of the chips: two scroll bars (the strip's and the dock's)."""
+        return 2 * self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(400, max(40, self.minimumHeight()))
 
-    def paintEvent(self, event) -> None:  # noqa: N802
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    def _strip(self, visible: QRect) -> QPixmap:
+        """The chips, unselected, drawn once per layout (and size, palette, screen) as far as
+        they have been seen (a long text's strip scrolls: only what is shown gets drawn):
+        a repaint (a neighbour's relayout moving the strip, a click) copies it and draws the
+        selected and the edited chip over it.  A context-long text's 250 chips cost 30 ms
+        a paint on 2 busy cores, and the strip was painted twice per new text (issue 19)."""
+        ratio = self.devicePixelRatioF()
+        # the chips' places depend on the layout's width only: the strip's own height (its
+        # scroll area gives it what the chips need, a layout later) keeps what is drawn
+        size = QSize(self._layout_width, self._chips_height)
+        key = (size, ratio, self.palette().cacheKey())
+        if self._strip_cache is None or self._strip_key != key:
+            self._strip_cache = QPixmap(size * ratio)
+            self._strip_cache.setDevicePixelRatio(ratio)
+            self._strip_cache.fill(Qt.GlobalColor.transparent)
+            self._strip_key, self._strip_drawn = key, QRegion()
+        missing = QRegion(visible.intersected(QRect(QPoint(0, 0), size))).subtracted(self._strip_drawn)
+        if not missing.isEmpty():
+            painter = QPainter(self._strip_cache)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setClipRegion(missing)  # a chip half drawn before is not blended twice
+            area = missing.boundingRect()
+            for chip in self._chips:
+                if chip.rect.intersects(area):
+                    self._draw_chip(painter, chip, selected=False, edited=False)
+            painter.end()
+            self._strip_drawn = self._strip_drawn.united(missing)
+        return self._strip_cache
+
+    def _draw_chip(self, painter: QPainter, chip: _Chip, *, selected: bool, edited: bool) -> None:
         pal = self.palette()
-        visible = event.rect()
-        fm_text = QFontMetrics(self._text_font)
-        highlight = pal.color(QPalette.ColorRole.Highlight)
-        for chip in self._chips:
-            if not chip.rect.intersects(visible):
-                continue
-            r = QRectF(chip.rect)
-            if chip.index < 0:
-                painter.setPen(QColor(190, 40, 40))
-                painter.setBrush(QColor(250, 228, 228))
-                painter.drawRoundedRect(r, 5, 5)
-                painter.setFont(self._small_font)
-                painter.drawText(r, Qt.AlignmentFlag.AlignCenter, tr("token_editor.cut_chip", cut=self.cut))
-                continue
-            selected = chip.index == self.selected
-            fill = highlight if selected else pal.color(QPalette.ColorRole.Base)
-            border = QColor(230, 120, 20) if chip.index == self.edited else pal.color(QPalette.ColorRole.Mid)
-            painter.setPen(border)
-            painter.setBrush(fill)
-            painter.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 5, 5)
-            text_colour = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-            painter.setPen(text_colour)
-            painter.setFont(self._text_font)
-            top = QRectF(r.x(), r.y() + self.PAD_Y, r.width(), fm_text.height())
-            painter.drawText(top, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, self.tokens[chip.index])
+        r = QRectF(chip.rect)
+        if chip.index < 0:
+            painter.setPen(QColor(190, 40, 40))
+            painter.setBrush(QColor(250, 228, 228))
+            painter.drawRoundedRect(r, 5, 5)
             painter.setFont(self._small_font)
-            sub_colour = QColor(text_colour)
-            sub_colour.setAlpha(170)
-            painter.setPen(sub_colour)
-            bottom = QRectF(r.x(), top.bottom(), r.width(), r.height() - top.height() - self.PAD_Y)
-            painter.drawText(bottom, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
-                             f"{chip.index}{LABEL_SEPARATOR}{self.ids[chip.index]}")
+            painter.drawText(r, Qt.AlignmentFlag.AlignCenter, tr("token_editor.cut_chip", cut=self.cut))
+            return
+        fill = pal.color(QPalette.ColorRole.Highlight) if selected else pal.color(QPalette.ColorRole.Base)
+        border = QColor(230, 120, 20) if edited else pal.color(QPalette.ColorRole.Mid)
+        painter.setPen(border)
+        painter.setBrush(fill)
+        painter.drawRoundedRect(r.adjusted(0.5, 0.5, -0.5, -0.5), 5, 5)
+        text_colour = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        painter.setPen(text_colour)
+        painter.setFont(self._text_font)
+        top = QRectF(r.x(), r.y() + self.PAD_Y, r.width(), QFontMetrics(self._text_font).height())
+        painter.drawText(top, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, self.tokens[chip.index])
+        painter.setFont(self._small_font)
+        sub_colour = QColor(text_colour)
+        sub_colour.setAlpha(170)
+        painter.setPen(sub_colour)
+        bottom = QRectF(r.x(), top.bottom(), r.width(), r.height() - top.height() - self.PAD_Y)
+        painter.drawText(bottom, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
+                         f"{chip.index}{LABEL_SEPARATOR}{self.ids[chip.index]}")
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        visible = event.rect()
+        painter = QPainter(self)
+        strip = self._strip(visible)
+        ratio = strip.devicePixelRatio()
+        shown = visible.intersected(QRect(QPoint(0, 0), strip.deviceIndependentSize().toSize()))
+        if not shown.isEmpty():  # (below the chips: the background)
+            source = QRectF(shown.x() * ratio, shown.y() * ratio, shown.width() * ratio, shown.height() * ratio)
+            painter.drawPixmap(QRectF(shown), strip, source)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        for chip in self._chips:  # the selected and the edited chip over their plain selves
+            marked = chip.index >= 0 and chip.index in (self.selected, self.edited)
+            if marked and chip.rect.intersects(visible):
+                self._draw_chip(painter, chip, selected=chip.index == self.selected, edited=chip.index == self.edited)
         painter.end()
 
     def index_at(self, pos: QPoint) -> int | None:

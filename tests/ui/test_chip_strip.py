@@ -1,0 +1,60 @@
+"""The token strip (ChipView) draws its chips once per layout (issue 19): a scroll bar appearing
+beside a long text's strip keeps the chips where they are, and a repaint copies the drawn
+strip, drawing only the selected and the edited chip again."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from attention_lab.ui.panels.token_editor import ChipView
+
+TOKENS = [f"tok{i}" for i in range(120)]
+IDS = list(range(1000, 1120))
+
+
+def strip(qtbot, width: int = 700) -> ChipView:
+    view = ChipView()
+    qtbot.addWidget(view)
+    view.resize(width, 400)
+    view.set_tokens(TOKENS, IDS, 0, 5)
+    view.show()
+    return view
+
+
+def rects(view: ChipView) -> list:
+    return [view.chip_rect(i) for i in range(len(TOKENS))]
+
+
+def test_a_scroll_bar_or_two_moves_no_chip_and_more_room_is_used(qtbot):
+    view = strip(qtbot)
+    before = rects(view)
+    relayouts = []
+    original = view._relayout
+    view._relayout = lambda: (relayouts.append(view.width()), original())[1]
+    view.resize(700 - view._slack(), 400)  # two scroll bars appear
+    assert rects(view) == before and relayouts == []
+    assert all(r.right() < view.width() for r in before)  # no chip under a scroll bar
+    view.resize(1400, 400)  # a much wider dock: the rows get longer
+    assert relayouts == [1400]
+    assert max(r.y() for r in rects(view)) < max(r.y() for r in before)
+
+
+def test_a_repaint_copies_the_strip_and_draws_only_the_marked_chips(qtbot):
+    view = strip(qtbot)
+    view.edited = 7
+    drawn = []
+    original = view._draw_chip
+    view._draw_chip = lambda painter, chip, **kw: (drawn.append(chip.index), original(painter, chip, **kw))[1]
+    first = view.grab().toImage()
+    assert set(drawn) >= set(range(len(TOKENS)))  # the first paint draws the strip
+    drawn.clear()
+    view.select(9)  # a click elsewhere: the strip stays, the marks move
+    second = view.grab().toImage()
+    assert sorted(drawn) == [7, 9]
+    assert first != second
+    drawn.clear()
+    view.set_tokens(TOKENS[:-1] + ["new"], IDS, 0, 9)  # another text: drawn again
+    view.grab()
+    assert len(set(drawn)) == len(TOKENS)
