@@ -51,3 +51,44 @@ def test_idle_build_waits_for_an_analysis_being_drawn(qtbot, make_window):
     assert len(built) == 1
     builder.step()  # ... and draws it on the next turn
     assert built[0] not in window.panels_waiting
+
+
+def test_one_unit_per_turn_and_the_window_keeps_its_minimum_size(qtbot, make_window):
+    """Each turn builds one panel, or draws one, or builds one part a panel left for later (the
+    KV panel's stability tab: its own turn); the window's minimum size never changes."""
+    window = make_window()
+    builder = install_idle_build(window, start_delay_ms=10_000, turn_ms=10_000)  # stepped by hand
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=TIMEOUT_MS)
+    qtbot.wait(50)
+    minimum = window.minimumSizeHint()
+    turns = 0
+    while not builder.done:
+        before = len(builder.steps)
+        builder.step()
+        turns += 1
+        assert len(builder.steps) - before <= 1  # at most one unit of work per turn
+        qtbot.wait(1)  # the turn's layout requests handled
+        assert window.minimumSizeHint() == minimum, builder.steps[-1]
+        assert turns < 100
+    kinds = [kind for kind, _pid in builder.steps]
+    hidden = [pid for pid in window.docks if pid not in FIRST_VIEW_PANELS]
+    assert kinds.count("build") == len(hidden) and kinds.count("draw") == len(hidden)
+    assert ("part", "panel.kvbench") in builder.steps  # the stability tab, in a turn of its own
+    kv = builder.steps.index(("build", "panel.kvbench"))
+    assert builder.steps[kv + 1: kv + 3] == [("draw", "panel.kvbench"), ("part", "panel.kvbench")]
+    assert not window.built_panel("panel.kvbench").build_later_part()  # nothing left
+
+
+def test_the_kv_stability_tab_is_built_when_first_shown(qtbot, make_window):
+    window = make_window()
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=TIMEOUT_MS)
+    kv = window.panel("panel.kvbench")
+    assert not hasattr(kv, "stab_view")  # the costly part: not with the panel
+    window.docks["panel.kvbench"].raise_()
+    qtbot.waitUntil(lambda: kv.has_data(), timeout=TIMEOUT_MS)
+    assert not hasattr(kv, "stab_view")  # the benchmark tab in sight, not the stability one
+    kv.tabs.setCurrentWidget(kv.stability_tab)  # the learner clicks its tab
+    assert hasattr(kv, "stab_view")
+    qtbot.waitUntil(lambda: kv.stability() is not None, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: kv.stab_images["causal"].image is not None, timeout=TIMEOUT_MS)
+    assert kv._stab_cells["causal"].texts()  # the cells' values written

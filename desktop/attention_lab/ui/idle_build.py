@@ -5,9 +5,11 @@ others cost 0.16 s of every start-up.  Built when their tab was first clicked, t
 that click wait 0.2-0.5 s (the KV-cache panel's construction, the mask's first drawing:
 measured with the perf probe, issue 19).  Here, once the first analysis is on screen, a
 timer builds one such panel per turn of the event loop and, on the next turn, draws the
-newest analysis into it, so the window answers input between every two steps and the
-first click on a tab only shows what exists.  It waits while an analysis is being drawn
-(the learner's edit comes first) and stops when every panel is built and drawn.
+newest analysis into it, then, one per turn, the parts the panel left for later
+(:meth:`Panel.build_later_part`: the KV panel's stability tab, ~0.1 s), so the window
+answers input between every two steps and the first click on a tab only shows what
+exists.  It waits while an analysis is being drawn (the learner's edit comes first) and
+stops when every panel is built and drawn.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class IdleBuilder(QObject):
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self.step)
         self._to_draw: PanelId | None = None  # built on the last turn, drawn on this one
+        self._parts_of: PanelId | None = None  # drawn: its later parts are built, one per turn
+        self.steps: list[tuple[str, PanelId]] = []  # ("build" | "draw" | "part", panel): what each turn did
         self.done = False
         window.state_shown.connect(self._state_shown)
 
@@ -42,7 +46,8 @@ class IdleBuilder(QObject):
         return [pid for pid in self.window.docks if self.window.built_panel(pid) is None]
 
     def step(self) -> None:
-        """One step: draw the panel built last turn, else build the next one."""
+        """One step: draw the panel built last turn, else build a part it left for later, else
+        build the next panel."""
         window, redraw = self.window, self.window.redraw
         if self.done or redraw.stopped:
             return
@@ -53,13 +58,29 @@ class IdleBuilder(QObject):
             pid, self._to_draw = self._to_draw, None
             if pid in redraw.stale:
                 redraw.catch_up(pid)
-        else:
-            pending = self._pending()
-            if not pending:
-                self.done = True
+            self._parts_of = pid
+            self.steps.append(("draw", pid))
+            self.timer.start(self.turn_ms)
+            return
+        if self._parts_of is not None:
+            panel = window.built_panel(self._parts_of)
+            if panel is not None and panel.build_later_part():
+                self.steps.append(("part", self._parts_of))
+                self.timer.start(self.turn_ms)
                 return
-            window.panel(pending[0])
-            self._to_draw = pending[0]
+            self._parts_of = None  # nothing left for later: this turn builds the next panel
+        pending = self._pending()
+        if not pending:
+            for pid, panel in list(window.panels.items()):  # panels a learner opened before this reached them
+                if panel.build_later_part():
+                    self.steps.append(("part", pid))
+                    self.timer.start(self.turn_ms)
+                    return
+            self.done = True
+            return
+        window.panel(pending[0])
+        self._to_draw = pending[0]
+        self.steps.append(("build", pending[0]))
         self.timer.start(self.turn_ms)
 
 

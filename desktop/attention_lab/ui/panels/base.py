@@ -95,6 +95,12 @@ class Panel(QWidget):
     def exports_table(self) -> bool:
         return type(self).table_for_export is not Panel.table_for_export
 
+    def build_later_part(self) -> bool:
+        """Build one part of this panel left for later (a tab inside it not opened yet), if
+        any; True if one was built.  The idle builder calls it one part per event-loop turn,
+        so no turn waits for a whole panel; a part is also built when it is first shown."""
+        return False
+
     def session_ready(self) -> None:
         """Called once the session listens to this panel's intents (panels that ask for work
         ask now for what they are showing)."""

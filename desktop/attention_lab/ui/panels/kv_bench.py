@@ -50,6 +50,7 @@ from attention_lab.ui.strings import kv_bench as _texts  # noqa: F401 -- registe
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import (
+    CellLabels,
     TextPool,
     explanation_label,
     fmt_bytes,
@@ -133,13 +134,17 @@ class KVBenchPanel(Panel):
 
         self.explain = explanation_label(self)
         self.tabs = QTabWidget(self)
-        self.tabs.currentChanged.connect(lambda _i: self._request_stability())
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.bench_tab = QWidget(self.tabs)
+        # the stability tab's contents (two maps, a colour bar: ~0.1 s, the costliest part of this
+        # panel) are built when the tab is first shown, or in an idle turn of their own
+        # (build_later_part): not in the same event-loop turn as the rest of the panel
         self.stability_tab = QWidget(self.tabs)
+        self.stability_tab.showEvent = self._stability_tab_shown  # type: ignore[method-assign]
+        self._stability_built = False
         self.tabs.addTab(self.bench_tab, "")
         self.tabs.addTab(self.stability_tab, "")
         self._build_bench_tab()
-        self._build_stability_tab()
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.explain)
@@ -243,7 +248,17 @@ class KVBenchPanel(Panel):
         layout.addWidget(self.message)
         layout.addWidget(split, 1)
 
+    def build_later_part(self) -> bool:
+        """Build the stability tab's contents if they are not yet (one idle turn's work)."""
+        if self._stability_built:
+            return False
+        self._build_stability_tab()
+        return True
+
     def _build_stability_tab(self) -> None:
+        if self._stability_built:
+            return
+        self._stability_built = True
         tab = self.stability_tab
         self.stab_explain = explanation_label(tab)
         self.stab_show_label = QLabel(tab)
@@ -272,8 +287,11 @@ class KVBenchPanel(Panel):
         self.stab_colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.stab_cmap, interactive=False, width=14)
         self.stab_colorbar.setImageItem(list(self.stab_images.values()))
         self.stab_view.addItem(self.stab_colorbar, row=0, col=2)
-        # per map: the cells' values, and one "all zero" message when the cells are too many
-        self._stab_cells = {mode: TextPool(plot) for mode, plot in self.stab_plots.items()}
+        # per map: the cells' values (one item paints them all: a TextItem per cell cost 0.4 s on
+        # the tab's first look), and one "all zero" message when the cells are too many
+        self._stab_cells = {mode: CellLabels() for mode in self.stab_plots}
+        for mode, plot in self.stab_plots.items():
+            plot.addItem(self._stab_cells[mode])
         self._stab_notes = {mode: TextPool(plot, fill=(255, 255, 255, 220)) for mode, plot in self.stab_plots.items()}
 
         self.stab_summary = QLabel(tab)
@@ -284,7 +302,8 @@ class KVBenchPanel(Panel):
         layout.addLayout(row)
         layout.addWidget(self.stab_view, 1)
         layout.addWidget(self.stab_summary)
-        tab.showEvent = self._stability_tab_shown  # type: ignore[method-assign]
+        self._retranslate_stability()
+        self._fill_stability()
 
     # ------------------------------------------------------------------ wiring
     def session_ready(self) -> None:
@@ -349,14 +368,19 @@ class KVBenchPanel(Panel):
         for key, label in self._result_names.items():
             label.setText(tr(f"kvbench.{key}"))
         self.generated_label.setText(tr("kvbench.generated"))
-        self.stab_explain.setText(tr("kvstab.explain"))
-        self.stab_show_label.setText(tr("kvstab.show"))
-        self.stab_what.setItemText(0, tr("kvstab.keys"))
-        self.stab_what.setItemText(1, tr("kvstab.values"))
+        self._retranslate_stability()
         self._fill_texts()
         self._fill_results()
         self._fill_cache_size()
         self._fill_stability()
+
+    def _retranslate_stability(self) -> None:
+        if not self._stability_built:
+            return
+        self.stab_explain.setText(tr("kvstab.explain"))
+        self.stab_show_label.setText(tr("kvstab.show"))
+        self.stab_what.setItemText(0, tr("kvstab.keys"))
+        self.stab_what.setItemText(1, tr("kvstab.values"))
 
     # ------------------------------------------------------------------ benchmark
     @property
@@ -641,10 +665,17 @@ class KVBenchPanel(Panel):
 
     # ------------------------------------------------------------------ K/V stability
     def _stability_tab_shown(self, event) -> None:
+        self._build_stability_tab()
         QWidget.showEvent(self.stability_tab, event)
         self._request_stability()
 
+    def _tab_changed(self, _index: int) -> None:
+        if self.tabs.currentWidget() is self.stability_tab:
+            self._build_stability_tab()  # its first look (the panel itself may be out of sight)
+        self._request_stability()
+
     def show_stability_tab(self) -> None:
+        self._build_stability_tab()
         self.tabs.setCurrentWidget(self.stability_tab)
 
     def stability(self):
@@ -656,7 +687,8 @@ class KVBenchPanel(Panel):
     def _request_stability(self) -> None:
         """Compute K/V stability for the current text when its tab is on screen (cheap: 4 passes)."""
         state = self.state
-        if state is None or not self.is_served(self.stability_wanted) or not self.stability_tab.isVisible():
+        if (state is None or not self._stability_built or not self.is_served(self.stability_wanted)
+                or not self.stability_tab.isVisible()):
             return
         key = text_key(state)
         if self._stability_key == key or self._stability_pending == key:
@@ -688,6 +720,8 @@ class KVBenchPanel(Panel):
         self.error_raised.emit(tr("kvstab.failed", message=message), details)
 
     def _fill_stability(self) -> None:
+        if not self._stability_built:
+            return  # drawn when built
         for pool in (*self._stab_cells.values(), *self._stab_notes.values()):
             pool.clear()
         what = self.stab_what.currentData() or "keys"
@@ -728,7 +762,7 @@ class KVBenchPanel(Panel):
                 # too many cells to write "0" in each: say it once, over the map
                 self._stab_notes[mode].show([(tr("kvstab.all_zero"), n / 2, n_layers / 2, (30, 30, 30))])
             if n * n_layers <= CELL_TEXT_LIMIT:
-                self._stab_cells[mode].show(
+                self._stab_cells[mode].show_labels(
                     ("0" if v == 0 else significant(v, 2), pos + 0.5, layer + 0.5,
                      (255, 255, 255) if v > 0.55 * top else (30, 30, 30))
                     for layer in range(n_layers) for pos in range(n) for v in [float(values[layer, pos])])
@@ -767,6 +801,6 @@ class KVBenchPanel(Panel):
         return header, rows
 
     def plot_for_export(self):
-        if self.tabs.currentWidget() is self.stability_tab and self.stability() is not None:
+        if self._stability_built and self.tabs.currentWidget() is self.stability_tab and self.stability() is not None:
             return self.stab_view.scene()
         return self.plot.getPlotItem() if self._result is not None or self._running else None
