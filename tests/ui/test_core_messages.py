@@ -88,3 +88,79 @@ def test_an_unreachable_hub_is_said_in_portuguese(portuguese):
     assert _reason(error) == f"não foi possível alcançar {event['values']['host']}: verifique a conexão com a internet"
     translator.set_language("en")
     assert _reason(error) == event["error"]
+
+
+# ---------------------------------------------------------------------------- every key core can raise
+_RAISERS = re.compile(r"""(?:\.keyed|keyed_event|KeyedValueError|during)\(\s*"([a-z_]+\.[a-z_]+)\"""")
+#: keys made from a key (hub_fetch's ``during``: the same message with the file, and with how much of it
+#: arrived; models.load_folder: the lens' ``weights.*`` said for the model's folder)
+_DERIVED = {"during": ("_during", "_partial")}
+
+
+def _raised_keys() -> set[str]:
+    """Every message key the core's source hands to ``keyed``/``keyed_event``/``KeyedValueError``."""
+    from pathlib import Path
+
+    core = Path(messages.__file__).parent
+    keys: set[str] = set()
+    for path in core.glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for match in _RAISERS.finditer(source):
+            keys.add(match.group(1))
+            if match.group(0).startswith("during"):
+                keys.update(match.group(1) + suffix for suffix in _DERIVED["during"])
+    keys.update(f"model.weights_{kind}" for kind in ("missing", "shape", "damaged"))
+    return keys
+
+
+def test_every_key_the_core_raises_is_written_in_both_languages():
+    import attention_lab.ui.strings.core_messages  # noqa: F401 -- registers them
+
+    raised = _raised_keys()
+    assert len(raised) >= 40, sorted(raised)  # the scan found the raisers (a renamed helper would hide them)
+    for key in sorted(raised):
+        assert key in messages.ENGLISH, f"core raises {key!r}, which core/messages.py doesn't have"
+        assert f"core.{key}" in i18n._TABLE and i18n._TABLE[f"core.{key}"]["pt_BR"], key
+
+
+def _hostile_cases():
+    from core.test_hostile_models import CASES
+
+    return CASES
+
+
+#: broken model folders a learner may open, by what is broken: damaged weights, a bad config, a tokenizer
+SAID_IN_PORTUGUESE = {
+    "nan-weights": "estão danificados",
+    "wider-config": "não correspondem ao seu config.json",
+    "more-layers-in-config": "falta o tensor",
+    "truncated-safetensors": "não é um arquivo safetensors legível",
+    "llama": "contém um modelo llama",
+    "no-model-type": "de tipo desconhecido",
+    "gpt2-classifier": "não tem a cabeça de modelo de linguagem",
+    "cross-attention": "atenção cruzada",
+    "config-not-json": "não é um JSON válido",
+    "config-is-a-list": "não é um objeto JSON",
+    "config-bad-number": "não pode ser usado",
+    "no-tokenizer": "não há tokenizador",
+    "corrupt-tokenizer": "está ilegível",
+    "tokenizer-of-another-model": "eles não combinam",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAID_IN_PORTUGUESE))
+def test_a_broken_model_folder_is_said_in_portuguese(case, portuguese, tiny_checkpoint, tmp_path):
+    import shutil
+
+    from attention_lab.ui.session import _reason
+
+    folder = shutil.copytree(tiny_checkpoint, tmp_path / "model")
+    breaker, english_pattern = _hostile_cases()[case]
+    breaker(folder)
+    with pytest.raises(ModelLoadError, match=english_pattern) as caught:  # the CLI's English line is unchanged
+        load_model(folder)
+    assert caught.value.key is not None, f"{case}: {caught.value}"
+    said = _reason(caught.value)
+    assert SAID_IN_PORTUGUESE[case] in said, said
+    translator.set_language("en")
+    assert _reason(caught.value) == str(caught.value)

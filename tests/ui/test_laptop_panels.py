@@ -101,3 +101,40 @@ def test_the_mask_grid_writes_minus_infinity_in_cells_that_hold_it(qtbot, tiny_c
     units_x, units_y = panel.grid_plot.getPlotItem().getViewBox().viewPixelSize()
     assert CellLabels.fits("−∞", (1 / units_x, 1 / units_y), QFontMetrics(panel.grid_plot.font()))
     assert not panel.grid_legend.isVisible()
+
+
+def _assert_whole_and_apart(axis, per_cell: float, first_cell: float, tokens, where: str) -> list[str]:
+    """The labels along ``axis``: each a whole token's text, none running into the next (in pixels)."""
+    metrics = QFontMetrics(axis.style.get("tickFont") or axis.font())
+    ticks = axis._tickLevels[0]
+    texts = [text for _pos, text in ticks]
+    assert not any("…" in text for text in texts), f"{where}: labels cut {texts}"
+    assert all(any(text.endswith(token) for token in tokens) for text in texts), f"{where}: {texts}"
+    edges = [((pos - first_cell) * per_cell - metrics.horizontalAdvance(text) / 2,
+              (pos - first_cell) * per_cell + metrics.horizontalAdvance(text) / 2) for pos, text in ticks]
+    assert all(left_end <= right_start for (_a, left_end), (right_start, _b) in zip(edges, edges[1:])), f"{where}: {texts} overlap"
+    return texts
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_one_head_and_leakage_name_their_columns_whole(qtbot, make_window, language):
+    """The enlarged head's column labels were cut to "␣b…" (and the leakage bars' to "5 ␣ma…")."""
+    from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE, VIEWS
+
+    window, panel = _laptop_window(qtbot, make_window, language, PanelId.HEAD_GRID, tab=1)
+    tokens = window.last_state.tokens
+    for view in (SIDE_BY_SIDE, ONE_MODE):
+        panel.view_combo.setCurrentIndex(VIEWS.index(view))
+        qtbot.wait(300)
+        for plot, *_rest in panel._head_plots:
+            axis = plot.getAxis("bottom")
+            per_cell = plot.getViewBox().width() / len(tokens)
+            texts = _assert_whole_and_apart(axis, per_cell, 0.0, tokens, f"one head, {view}")
+            assert len(texts) >= len(tokens) // 2, f"one head, {view}: only {texts}"
+    window.docks[PanelId.LEAKAGE].raise_()
+    leakage = window.built_panel(PanelId.LEAKAGE)
+    qtbot.waitUntil(lambda: leakage.has_data(), timeout=STATE_TIMEOUT_MS)
+    qtbot.wait(300)
+    bars = leakage.bar_plot.getPlotItem()
+    (x0, x1), _y = bars.getViewBox().viewRange()
+    _assert_whole_and_apart(bars.getAxis("bottom"), bars.getViewBox().width() / (x1 - x0), x0, tokens, "leakage bars")

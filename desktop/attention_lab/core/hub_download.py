@@ -198,8 +198,9 @@ def _follow(proc, events: queue.Queue, flag: CancelFlag, progress, stall_timeout
         except queue.Empty:
             if heard_child and time.monotonic() - last_event > stall_timeout:
                 proc.kill()
-                where = f" during {current}" if current else ""
-                return {"error": f"the server stopped sending data for {stall_timeout:g} s{where}; try again later"}
+                if current:
+                    return messages.keyed_event("download.stalled_during", seconds=f"{stall_timeout:g}", file=current)
+                return messages.keyed_event("download.stalled", seconds=f"{stall_timeout:g}")
             continue
         if event is not None and event.get("probe"):
             if heard_child:
@@ -210,7 +211,7 @@ def _follow(proc, events: queue.Queue, flag: CancelFlag, progress, stall_timeout
         last_event = time.monotonic()
         if event is None:
             code = proc.wait()
-            return {"error": f"the download process stopped unexpectedly (exit code {code})"}
+            return messages.keyed_event("download.process_died", code=str(code))
         if "error" in event:
             return event
         if "check" in event:

@@ -214,9 +214,21 @@ def describe_failure(exc: BaseException, reporter: _Reporter, repo_id: str) -> d
 
     host = constants.ENDPOINT.split("://", 1)[-1]
     where = f" during {reporter.file}" if reporter.file else ""
-    partial = ""
-    if reporter.file and reporter.file_size:
-        partial = f" ({_mb(max(0, reporter.file_done))} of {_mb(reporter.file_size)} arrived)"
+
+    def during(key: str, **values) -> dict:
+        """``key`` as it fits what is known: ``key`` alone, ``key_during`` a file, ``key_partial`` how much of it."""
+        if reporter.file and reporter.file_size:
+            return messages.keyed_event(f"{key}_partial", file=reporter.file, done=_mb(max(0, reporter.file_done)),
+                                        size=_mb(reporter.file_size), **values)
+        return messages.keyed_event(f"{key}_during", file=reporter.file, **values) if reporter.file else (
+            messages.keyed_event(key, **values))
+
+    def incomplete() -> dict:
+        if reporter.file_size:
+            return messages.keyed_event("download.incomplete_partial", file=reporter.file,
+                                        done=_mb(max(0, reporter.file_done)), size=_mb(reporter.file_size))
+        return messages.keyed_event("download.incomplete", file=reporter.file)
+
     chain = list(_causes(exc))
     for err in chain:
         if isinstance(err, Refused):
@@ -230,18 +242,20 @@ def describe_failure(exc: BaseException, reporter: _Reporter, repo_id: str) -> d
         if isinstance(err, (httpx2.ConnectError, httpx2.ConnectTimeout)):
             return messages.keyed_event("download.unreachable", host=host)
         if isinstance(err, httpx2.TimeoutException):
-            return {"error": f"{host} stopped sending data{where}{partial}; try again later"}
+            return during("download.timeout", host=host)
         if isinstance(err, (httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.NetworkError)):
-            return {"error": f"the connection to {host} broke off{where}{partial}; try again"}
+            return during("download.broke_off", host=host)
         if isinstance(err, HfHubHTTPError) and err.response is not None:
             code = err.response.status_code
             if code == 416 or (reporter.file_size and 0 < reporter.file_done < reporter.file_size):
-                return {"error": f"{reporter.file} arrived incomplete{partial}: the server sent less than it announced; try again"}
-            return {"error": f"{host} answered with an error (HTTP {code}){where}; try again later"}
+                return incomplete()
+            if reporter.file:
+                return messages.keyed_event("download.http_error_during", host=host, code=str(code), file=reporter.file)
+            return messages.keyed_event("download.http_error", host=host, code=str(code))
         if isinstance(err, OSError) and "Consistency check failed" in str(err):
-            return {"error": f"{reporter.file} arrived incomplete{partial}: the server sent less than it announced; try again"}
+            return incomplete()
         if isinstance(err, OSError) and getattr(err, "strerror", None):
-            return {"error": f"can't write the Hugging Face cache: {err.strerror}"}
+            return messages.keyed_event("download.cache_unwritable", reason=err.strerror)
     lines = str(exc).strip().splitlines()
     return {"error": f"{type(exc).__name__}{where}: {lines[0] if lines else ''}".rstrip(": ")}
 

@@ -27,6 +27,8 @@ from typing import Callable, Iterable, Mapping
 
 import torch
 
+from . import messages
+
 Tensor = torch.Tensor
 
 
@@ -195,13 +197,13 @@ def weights_from_state_dict(cfg: GPT2Config, state: Mapping[str, Tensor]) -> GPT
     def take(key: str, shape: tuple[int, ...]) -> Tensor:
         full = prefix + key
         if full not in state:
-            raise ValueError(f"weights: missing tensor {full!r}")
+            raise messages.KeyedValueError("weights.missing", tensor=repr(full))
         t = state[full]
         if tuple(t.shape) != shape:
-            raise ValueError(f"weights: {full!r} has shape {tuple(t.shape)}, the config expects {shape}")
+            raise messages.KeyedValueError("weights.shape", tensor=repr(full), shape=tuple(t.shape), expected=shape)
         t = t.to(torch.float32)  # the app computes in float32 (fp16 checkpoints are upcast)
         if not torch.isfinite(t).all():
-            raise ValueError(f"weights: {full!r} contains NaN or infinite values")
+            raise messages.KeyedValueError("weights.nan", tensor=repr(full))
         return t.contiguous()
 
     d = cfg.n_embd
@@ -215,7 +217,8 @@ def weights_from_state_dict(cfg: GPT2Config, state: Mapping[str, Tensor]) -> GPT
     if "lm_head.weight" in state:
         head = state["lm_head.weight"].to(torch.float32)
         if tuple(head.shape) != (cfg.vocab_size, d):
-            raise ValueError(f"weights: 'lm_head.weight' has shape {tuple(head.shape)}, expected {(cfg.vocab_size, d)}")
+            raise messages.KeyedValueError("weights.shape", tensor=repr("lm_head.weight"), shape=tuple(head.shape),
+                                           expected=(cfg.vocab_size, d))
         if not torch.equal(head, wte):
             lm_head = _column_major(head)
     return GPT2Weights(

@@ -255,11 +255,9 @@ def load_folder(folder: Path, *, spec: str | None = None, source: str = "folder"
     state = _read_weights(folder, weight_files)
     try:
         weights = weights_from_state_dict(config, state)
-    except ValueError as exc:
-        detail = str(exc).removeprefix("weights: ")
-        if "NaN" in detail:
-            raise ModelLoadError(f"the weights in {folder} are damaged: {detail}") from None
-        raise ModelLoadError(f"the weights in {folder} don't match its config.json: {detail}") from None
+    except messages.KeyedValueError as exc:  # weights.nan / .missing / .shape
+        key = {"weights.nan": "model.weights_damaged"}.get(exc.key, exc.key.replace("weights.", "model.weights_"))
+        raise ModelLoadError.keyed(key, folder=folder, **exc.values) from None
     finally:
         state.clear()  # the float16/float32 originals: weights_from_state_dict made copies
 
@@ -300,41 +298,35 @@ def inspect_folder(folder: Path) -> tuple[GPT2Config, Tokenizer, list[Path]]:
     if tokenizer.vocab_size > config.vocab_size or config.vocab_size - tokenizer.vocab_size >= 1024:
         # a few padding rows (e.g. 50304 for 50257 tokens) are normal; more means the
         # tokenizer belongs to another model, and its ids would index the wrong embeddings
-        raise ModelLoadError(
-            f"the tokenizer in {folder} has {tokenizer.vocab_size} tokens but the model's vocabulary has "
-            f"{config.vocab_size}: they don't belong together"
-        )
+        raise ModelLoadError.keyed("model.vocab_mismatch", folder=folder, tokens=tokenizer.vocab_size, vocab=config.vocab_size)
     return config, tokenizer, weight_files
 
 
 def check_config(raw: object, where: str) -> GPT2Config:
     """Accept GPT-2 only, and turn its config.json into a :class:`GPT2Config`."""
     if not isinstance(raw, dict):
-        raise ModelLoadError(f"config.json in {where} is not a JSON object")
+        raise ModelLoadError.keyed("model.config_not_object", folder=where)
     model_type = raw.get("model_type")
     archs = raw.get("architectures") or []
     if not isinstance(archs, list):
         archs = [archs]
     arch_text = ", ".join(str(a) for a in archs) or "no architecture given"
     if model_type != "gpt2" and not (model_type is None and any(a in SUPPORTED_ARCHITECTURES for a in archs)):
-        what = f"a {model_type} model" if model_type else "a model of unknown type"
-        raise ModelLoadError(
-            f"{where} holds {what} ({arch_text}); "
-            f"Attention Lab loads only {SUPPORTED_TEXT}"
-        )
+        if model_type:
+            raise ModelLoadError.keyed("model.other_type", folder=where, type=model_type, architectures=arch_text,
+                                       supported=SUPPORTED_TEXT)
+        raise ModelLoadError.keyed("model.unknown_type", folder=where, architectures=arch_text, supported=SUPPORTED_TEXT)
     unsupported = [a for a in archs if a not in SUPPORTED_ARCHITECTURES]
     if archs and not any(a in SUPPORTED_ARCHITECTURES for a in archs):
-        raise ModelLoadError(
-            f"{where} holds a GPT-2 {', '.join(map(str, unsupported))}, which has no language-model head; "
-            f"supported: {', '.join(SUPPORTED_ARCHITECTURES)}"
-        )
+        raise ModelLoadError.keyed("model.no_lm_head", folder=where, architectures=", ".join(map(str, unsupported)),
+                                   supported=", ".join(SUPPORTED_ARCHITECTURES))
     if raw.get("add_cross_attention"):
-        raise ModelLoadError(f"{where} is a GPT-2 with cross-attention (an encoder-decoder part); not supported")
+        raise ModelLoadError.keyed("model.cross_attention", folder=where)
     try:
         return GPT2Config.from_dict(raw)
     except (ValueError, TypeError) as exc:
         detail = str(exc).removeprefix("config: ")
-        raise ModelLoadError(f"config.json in {where} is not usable: {detail}") from None
+        raise ModelLoadError.keyed("model.config_unusable", folder=where, detail=detail) from None
 
 
 def _check_folder(folder: Path) -> Path:
@@ -383,7 +375,7 @@ def _read_json(folder: Path, name: str, what: str) -> object:
     except ModelLoadError:
         raise
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ModelLoadError(f"{name} in {folder} is not valid JSON ({type(exc).__name__}: {_first_line(exc)})") from None
+        raise ModelLoadError.keyed("model.bad_json", name=name, folder=folder, detail=f"{type(exc).__name__}: {_first_line(exc)}") from None
 
 
 def _load_tokenizer(folder: Path) -> Tokenizer:
@@ -392,7 +384,7 @@ def _load_tokenizer(folder: Path) -> Tokenizer:
     try:
         return Tokenizer.from_folder(folder)
     except TokenizerError as exc:
-        raise ModelLoadError(str(exc)) from None
+        raise ModelLoadError(str(exc), key=exc.key, values=exc.values) from None
 
 
 def _weight_files(folder: Path) -> list[Path]:
@@ -447,9 +439,7 @@ def _read_weights(folder: Path, files: Iterable[Path]) -> dict:
         try:
             tensors = load_file(str(path))
         except Exception as exc:  # SafetensorError, OSError, MemoryError…: all mean "unreadable"
-            raise ModelLoadError(
-                f"{path.name} in {folder} is not a readable safetensors file (truncated or corrupt: {_first_line(exc)})"
-            ) from None
+            raise ModelLoadError.keyed("model.unreadable_weights", file=path.name, folder=folder, detail=_first_line(exc)) from None
         duplicated = state.keys() & tensors.keys()
         if duplicated:
             raise ModelLoadError(f"tensor {sorted(duplicated)[0]!r} appears in more than one weight file in {folder}")

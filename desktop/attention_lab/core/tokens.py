@@ -28,6 +28,8 @@ from pathlib import Path
 import tokenizers
 from tokenizers import decoders, models, pre_tokenizers
 
+from . import messages
+
 EOS_TEXT = "<|endoftext|>"
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -35,7 +37,18 @@ _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 
 
 class TokenizerError(ValueError):
-    """The tokenizer files are missing or unreadable (one readable line)."""
+    """The tokenizer files are missing or unreadable (one readable line); ``key`` and ``values`` let the
+    window say it in its own language (:mod:`attention_lab.core.messages`)."""
+
+    def __init__(self, message: str, *, key: str | None = None, values: dict[str, str] | None = None):
+        super().__init__(message)
+        self.key = key
+        self.values = dict(values or {})
+
+    @classmethod
+    def keyed(cls, key: str, **values: object) -> TokenizerError:
+        texts = {name: str(value) for name, value in values.items()}
+        return cls(messages.english(key, texts), key=key, values=texts)
 
 
 @lru_cache(maxsize=1)
@@ -108,7 +121,7 @@ class Tokenizer:
         if eos is None:
             eos = backend.token_to_id(EOS_TEXT)
         if eos is None:
-            raise TokenizerError(f"the tokenizer has no end-of-text token ({eos_token!r})")
+            raise TokenizerError.keyed("tokenizer.no_eos", token=repr(eos_token))
         self.eos_id: int = eos
         self._byte_level = isinstance(backend.decoder, decoders.ByteLevel)
         self._special = {t.content for t in backend.get_added_tokens_decoder().values() if t.special}
@@ -124,12 +137,12 @@ class Tokenizer:
             try:
                 backend = tokenizers.Tokenizer.from_file(str(tj))
             except Exception as exc:  # the Rust parser raises plain Exception
-                raise TokenizerError(f"tokenizer.json in {folder} is unreadable: {_first_line(exc)}") from None
+                raise TokenizerError.keyed("tokenizer.unreadable", folder=folder, detail=_first_line(exc)) from None
             return cls(backend, eos, folder)
         vocab, merges = folder / "vocab.json", folder / "merges.txt"
         if vocab.is_file() and merges.is_file():
             return cls(_byte_level_bpe(vocab, merges), eos, folder)
-        raise TokenizerError(f"no tokenizer in {folder}: it needs tokenizer.json, or vocab.json and merges.txt")
+        raise TokenizerError.keyed("tokenizer.missing", folder=folder)
 
     # ------------------------------------------------------------------ text <-> ids
     def encode(self, text: str) -> list[int]:
@@ -177,7 +190,7 @@ def _byte_level_bpe(vocab: Path, merges: Path) -> tokenizers.Tokenizer:
     try:
         bpe = models.BPE.from_file(str(vocab), str(merges))
     except Exception as exc:
-        raise TokenizerError(f"vocab.json / merges.txt in {vocab.parent} are unreadable: {_first_line(exc)}") from None
+        raise TokenizerError.keyed("tokenizer.vocab_unreadable", folder=vocab.parent, detail=_first_line(exc)) from None
     backend = tokenizers.Tokenizer(bpe)
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = decoders.ByteLevel()

@@ -17,6 +17,8 @@ from typing import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication
 
 from attention_lab.core.lens import future_mask
 from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks
@@ -169,20 +171,40 @@ def _apply_fit(plot: pg.PlotItem, side: str, axis: pg.AxisItem) -> None:
     vertical = side in ("left", "right")
     pixels = (rect.height() if vertical else rect.width()) or 200.0
     per_cell = pixels / n
-    char_px = 7.0
-    if vertical:
-        step = max(1, math.ceil(13.0 / per_cell))
-        chars = 9
-    else:
-        chars = int(per_cell / char_px) - (3 if index else 1)
-        step = 1
-        if chars < 3:
-            chars = 4
-            step = max(1, math.ceil((chars + 1) * char_px / per_cell))
-    chars = min(chars, 10)
 
-    def label(i: int) -> str:
+    def label(i: int, chars: int) -> str:
         text = tokens[i] if len(tokens[i]) <= chars else tokens[i][: max(1, chars - 1)] + "…"
         return f"{i} {text}" if index else text
 
-    set_ticks(axis, [[(i + centre, label(i)) for i in range(0, n, step)], []])
+    if vertical:
+        step = max(1, math.ceil(13.0 / per_cell))
+        set_ticks(axis, [[(i + centre, label(i, 9)) for i in range(0, n, step)], []])
+        return
+    if axis.style["hideOverlappingLabels"] is not LABEL_OVERHANG_PX:  # a first label half past the edge stays
+        axis.setStyle(hideOverlappingLabels=LABEL_OVERHANG_PX)
+    set_ticks(axis, [across_ticks([label(i, 10) for i in range(n)], per_cell, centre, _tick_metrics(axis)), []])
+
+
+def _tick_metrics(axis: pg.AxisItem) -> QFontMetrics:
+    return QFontMetrics(axis.style.get("tickFont") or QApplication.font())
+
+
+#: pixels kept free between two labels side by side
+LABEL_GAP_PX = 6
+#: how far a label under the first or last cell may reach past the axis' ends (pyqtgraph hides it beyond)
+LABEL_OVERHANG_PX = 12
+
+
+def across_ticks(labels: list[str], per_cell: float, centre: float, metrics) -> list[tuple[float, str]]:
+    """Ticks at ``i + centre`` for labels written side by side under cells ``per_cell`` pixels wide: each
+    label whole, left out where it would run into the one before it (cut to a few letters, "␣b…" told
+    nothing)."""
+    ticks, right = [], -LABEL_OVERHANG_PX - LABEL_GAP_PX
+    end = len(labels) * per_cell + LABEL_OVERHANG_PX
+    for i, text in enumerate(labels):
+        width = metrics.horizontalAdvance(text)
+        middle = (i + 0.5) * per_cell  # from the first cell's left edge (``centre`` - 0.5)
+        if middle - width / 2 >= right + LABEL_GAP_PX and middle + width / 2 <= end:
+            ticks.append((i + centre, text))
+            right = middle + width / 2
+    return ticks
