@@ -58,3 +58,27 @@ def test_a_repaint_copies_the_strip_and_draws_only_the_marked_chips(qtbot):
     view.set_tokens(TOKENS[:-1] + ["new"], IDS, 0, 9)  # another text: drawn again
     view.grab()
     assert len(set(drawn)) == len(TOKENS)
+
+
+def test_the_row_of_guesses_is_rebuilt_only_when_the_guesses_change(qtbot):
+    """A late edit keeps the guesses at its position: the row is kept, not rebuilt and re-laid
+    out on each analysis; another position's guesses replace it."""
+    import dataclasses
+
+    from attention_lab.ui.panels.token_editor import TokenEditorPanel
+    from synthetic_state import synthetic_state
+
+    panel = TokenEditorPanel()
+    qtbot.addWidget(panel)
+    state = synthetic_state()
+    panel.show_state(state)
+    first = panel.predictions.item(0)
+    labels = [panel.predictions.item(i).text() for i in range(panel.predictions.count())]
+    assert first is not None and labels
+    panel.show_state(dataclasses.replace(state, request_id=2))  # the same guesses
+    assert panel.predictions.item(0) is first
+    moved = dataclasses.replace(state, request_id=3, position=state.position - 1)
+    panel.show_state(moved)
+    expected = moved.model.tokenizer.token_texts(moved.top_ids[moved.position - 1].tolist())
+    assert [panel.predictions.item(i).text().split("  ")[0] for i in range(panel.predictions.count())] == expected
+    assert panel.predictions.item(0) is not first

@@ -17,6 +17,7 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from attention_lab.ui import gc_pause
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
 
@@ -101,4 +102,7 @@ class RedrawScheduler(QObject):
             QTimer.singleShot(1, self, lambda: self._next(state, queue))
             return
         self.last_state = state
+        model = getattr(state, "model", None)  # (a test's stand-in state has none)
+        if model is not None:
+            gc_pause.freeze_long_lived(model.serial)  # a full collection no longer stalls a later redraw
         self.round_done.emit(state)

@@ -348,6 +348,7 @@ class TokenEditorPanel(Panel):
         self.current = QLabel(self)
         self.predictions_label = QLabel(self)
         self.predictions = QListWidget(self)
+        self._guesses_shown: list | None = None  # what the row of guesses shows
         self.predictions.setObjectName("token_editor.predictions")
         self.predictions.setFlow(QListWidget.Flow.LeftToRight)
         self.predictions.setWrapping(True)
@@ -513,23 +514,31 @@ class TokenEditorPanel(Panel):
                     replacement=state.extras.get("replacement_text", state.replacement_id),
                 )
             )
-        self.predictions.clear()
+        guesses = []  # (label, token id, already there, the replacement)
         if position == 0:
             self.predictions_label.setText(tr("token_editor.no_predictions"))
+        else:
+            self.predictions_label.setText(tr("token_editor.predictions"))
+            ids = state.top_ids[position - 1].tolist()
+            probs = state.top_probs[position - 1].tolist()
+            if ids and ids[0] >= 0:
+                texts = state.model.tokenizer.token_texts([i for i in ids if i >= 0])
+                guesses = [(f"{text}  {percent(prob, 1)}", int(token_id), token_id == state.ids[position],
+                            position == state.position and token_id == state.replacement_id)
+                           for token_id, prob, text in zip(ids, probs, texts)]
+        if guesses == self._guesses_shown:
+            return  # a late edit keeps the guesses at its position: rebuilding the row re-laid it out
+        self._guesses_shown = guesses
+        self.predictions.clear()
+        if not guesses:
             return
-        self.predictions_label.setText(tr("token_editor.predictions"))
-        ids = state.top_ids[position - 1].tolist()
-        probs = state.top_probs[position - 1].tolist()
-        if not ids or ids[0] < 0:
-            return
-        texts = state.model.tokenizer.token_texts([i for i in ids if i >= 0])
-        for token_id, prob, text in zip(ids, probs, texts):
-            item = QListWidgetItem(f"{text}  {percent(prob, 1)}")
-            item.setData(Qt.ItemDataRole.UserRole, int(token_id))
+        for label, token_id, there, replacement in guesses:
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, token_id)
             item.setToolTip(f"id {token_id}")
-            if token_id == state.ids[position]:
+            if there:
                 item.setForeground(QColor(128, 128, 128))  # the token already there
-            if position == state.position and token_id == state.replacement_id:
+            if replacement:
                 font = item.font()
                 font.setBold(True)
                 item.setFont(font)
