@@ -141,7 +141,8 @@ class KVBenchPanel(Panel):
         # (build_later_part): not in the same event-loop turn as the rest of the panel
         self.stability_tab = QWidget(self.tabs)
         self.stability_tab.showEvent = self._stability_tab_shown  # type: ignore[method-assign]
-        self._stability_built = False
+        self._stability_built = False  # all of it (_stability_parts: how many of its parts are)
+        self._stability_parts = 0
         self.tabs.addTab(self.bench_tab, "")
         self.tabs.addTab(self.stability_tab, "")
         self._build_bench_tab()
@@ -249,40 +250,55 @@ class KVBenchPanel(Panel):
         layout.addWidget(split, 1)
 
     def build_later_part(self) -> bool:
-        """Build the stability tab's contents if they are not yet (one idle turn's work)."""
+        """Build the next part of the stability tab if it is not complete (one idle turn's work)."""
         if self._stability_built:
             return False
-        self._build_stability_tab()
+        self._build_stability_part()
         return True
 
     def _build_stability_tab(self) -> None:
-        if self._stability_built:
-            return
-        self._stability_built = True
-        tab = self.stability_tab
-        self.stab_explain = explanation_label(tab)
-        self.stab_show_label = QLabel(tab)
-        self.stab_what = QComboBox(tab)
-        self.stab_what.addItem("", "keys")
-        self.stab_what.addItem("", "values")
-        self.stab_what.currentIndexChanged.connect(lambda _i: self._fill_stability())
-        row = QHBoxLayout()
-        row.addWidget(self.stab_show_label)
-        row.addWidget(self.stab_what)
-        row.addStretch(1)
+        """All of the stability tab now (its first look)."""
+        while not self._stability_built:
+            self._build_stability_part()
 
-        self.stab_view = pg.GraphicsLayoutWidget(tab)
-        self.stab_view.setBackground("w")
-        self.stab_view.setMinimumSize(300, 180)
-        self.stab_plots = {}
-        self.stab_images = {}
-        for col, mode in enumerate(("causal", "bidirectional")):
-            plot = self.stab_view.addPlot(row=0, col=col, enableMenu=False)
+    def _build_stability_part(self) -> None:
+        """One of the stability tab's parts, ~35-50 ms each: its words and the causal map, the
+        bidirectional map, then the colour bar and the cells' labels (the tab is complete)."""
+        part, self._stability_parts = self._stability_parts, self._stability_parts + 1
+        if part == 0:
+            tab = self.stability_tab
+            self.stab_explain = explanation_label(tab)
+            self.stab_show_label = QLabel(tab)
+            self.stab_what = QComboBox(tab)
+            self.stab_what.addItem("", "keys")
+            self.stab_what.addItem("", "values")
+            self.stab_what.currentIndexChanged.connect(lambda _i: self._fill_stability())
+            row = QHBoxLayout()
+            row.addWidget(self.stab_show_label)
+            row.addWidget(self.stab_what)
+            row.addStretch(1)
+            self.stab_view = pg.GraphicsLayoutWidget(tab)
+            self.stab_view.setBackground("w")
+            self.stab_view.setMinimumSize(300, 180)
+            self.stab_plots = {}
+            self.stab_images = {}
+            self.stab_summary = QLabel(tab)
+            self.stab_summary.setWordWrap(True)
+            self.stab_summary.setTextFormat(Qt.TextFormat.RichText)
+            layout = QVBoxLayout(tab)
+            layout.addWidget(self.stab_explain)
+            layout.addLayout(row)
+            layout.addWidget(self.stab_view, 1)
+            layout.addWidget(self.stab_summary)
+        if part in (0, 1):
+            mode = ("causal", "bidirectional")[part]
+            plot = self.stab_view.addPlot(row=0, col=part, enableMenu=False)
             configure_map_plot(plot)
             image = pg.ImageItem(axisOrder="row-major")
             plot.addItem(image)
             self.stab_plots[mode] = plot
             self.stab_images[mode] = image
+            return
         self.stab_cmap = pg.ColorMap([0.0, 0.35, 1.0], [(255, 255, 255), (253, 141, 60), (127, 0, 0)])
         self.stab_colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.stab_cmap, interactive=False, width=14)
         self.stab_colorbar.setImageItem(list(self.stab_images.values()))
@@ -293,15 +309,7 @@ class KVBenchPanel(Panel):
         for mode, plot in self.stab_plots.items():
             plot.addItem(self._stab_cells[mode])
         self._stab_notes = {mode: TextPool(plot, fill=(255, 255, 255, 220)) for mode, plot in self.stab_plots.items()}
-
-        self.stab_summary = QLabel(tab)
-        self.stab_summary.setWordWrap(True)
-        self.stab_summary.setTextFormat(Qt.TextFormat.RichText)
-        layout = QVBoxLayout(tab)
-        layout.addWidget(self.stab_explain)
-        layout.addLayout(row)
-        layout.addWidget(self.stab_view, 1)
-        layout.addWidget(self.stab_summary)
+        self._stability_built = True
         self._retranslate_stability()
         self._fill_stability()
 
