@@ -138,3 +138,21 @@ def test_one_head_and_leakage_name_their_columns_whole(qtbot, make_window, langu
     bars = leakage.bar_plot.getPlotItem()
     (x0, x1), _y = bars.getViewBox().viewRange()
     _assert_whole_and_apart(bars.getAxis("bottom"), bars.getViewBox().width() / (x1 - x0), x0, tokens, "leakage bars")
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_kv_cache_curves_are_in_sight_without_scrolling(qtbot, make_window, language):
+    """At 768 px the benchmark's controls, in rows above the curves, pushed the time curves below the
+    dock's fold: the learner pressed Run and saw no curve grow."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    window, panel = _laptop_window(qtbot, make_window, language, PanelId.KVBENCH)
+    scroll = window.docks[PanelId.KVBENCH].findChild(QScrollArea)
+    assert scroll.verticalScrollBar().value() == 0  # the default: not scrolled
+    viewport = scroll.viewport()
+    plot = QRect(panel.plot.mapTo(viewport, panel.plot.rect().topLeft()), panel.plot.size())
+    assert plot.height() >= 150, f"the curves are {plot.height()} px tall"
+    assert viewport.rect().contains(plot), f"the curves at {plot} run past the dock's visible {viewport.rect()}"
+    run = QRect(panel.run_button.mapTo(viewport, panel.run_button.rect().topLeft()), panel.run_button.size())
+    assert viewport.rect().contains(run), "Run is out of sight"

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSpinBox,
-    QSplitter,
     QTabWidget,
     QTextEdit,
     QVBoxLayout,
@@ -188,15 +187,27 @@ class KVBenchPanel(Panel):
         self.progress.setTextVisible(True)
         self.message = QLabel(tab)
         self.message.setWordWrap(True)
-        controls = QHBoxLayout()
-        for w in (self.new_tokens_label, self.new_tokens, self.repetitions_label, self.repetitions,
-                  self.model_label, self.model_choice):
-            controls.addWidget(w)
-        controls.addStretch(1)
+        # the controls in a column beside the curves, not in rows above them: on a 1366x768 laptop
+        # the rows pushed the curves below the dock's fold (issue 14)
+        controls = QFormLayout()
+        controls.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        controls.addRow(self.new_tokens_label, self.new_tokens)
+        controls.addRow(self.repetitions_label, self.repetitions)
+        controls.addRow(self.model_label, self.model_choice)
+        # its longest item ("GPT-2 small's shape, random weights") would make the column as wide as the curves
+        self.model_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_choice.setMinimumContentsLength(12)
         buttons = QHBoxLayout()
-        for w in (self.run_button, self.long_button, self.cancel_button):
-            buttons.addWidget(w)
-        buttons.addWidget(self.progress, 1)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        column = QVBoxLayout()
+        column.setSpacing(4)
+        column.addLayout(controls)
+        column.addLayout(buttons)
+        column.addWidget(self.long_button)
+        column.addWidget(self.progress)
+        column.addWidget(self.message)
+        column.addStretch(1)
 
         self.plot = make_plot(tab)
         show_grid(self.plot, x=True, y=True, alpha=0.25)
@@ -237,17 +248,12 @@ class KVBenchPanel(Panel):
         form.addRow(self.generated_label)
         form.addRow(self.generated)
 
-        split = QSplitter(Qt.Orientation.Horizontal, tab)
-        split.addWidget(self.plot)
-        split.addWidget(self.results_box)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([600, 400])  # the curves and their fitted lines need the width more than the words
+        top = QHBoxLayout()
+        top.addWidget(self.plot, 1)  # the curves and their fitted lines need the width more than the words
+        top.addLayout(column)
         layout = QVBoxLayout(tab)
-        layout.addLayout(controls)
-        layout.addLayout(buttons)
-        layout.addWidget(self.message)
-        layout.addWidget(split, 1)
+        layout.addLayout(top)
+        layout.addWidget(self.results_box, 1)
 
     def build_later_part(self) -> bool:
         """Build the next part of the stability tab if it is not complete (one idle turn's work)."""
