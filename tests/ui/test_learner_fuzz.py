@@ -3,44 +3,91 @@
 hypothesis' rule-based state machine draws sequences of learner actions from
 ``attention_lab.ui.learner_driver.ACTIONS`` (typing, pasting odd texts, chips, guesses,
 layers, modes, docks, language, the mask mode, the KV benchmark, the tour, exports,
-model switches including a broken folder, resizes); after each one the window settles and
-``attention_lab.ui.learner_checks`` must find nothing wrong, and no exception or Qt
-warning may have happened on any thread.  A failure is shrunk to a short sequence that
-hypothesis prints; ``derandomize=True`` makes the same sequences run every time, so a
-failure replays.
+model switches including a broken folder, downloads, restarts, resizes); after each one the
+window settles and ``attention_lab.ui.learner_checks`` must find nothing wrong, and no
+exception or Qt warning may have happened on any thread.  A failure is shrunk and printed
+(with the shard to rerun); each shard draws from a fixed seed, so the same sequences run
+every time and a failure replays.
 
-One window serves every sequence (a window per sequence would cost more than the
-sequences): each starts from :meth:`LearnerDriver.reset`, which puts back only what the
-sequence changed.  The random run starts on a 2-head GPT-2 and paints one sequence in
-``PAINT_EVERY`` (the checks read what the panels hold, set before any paint).  A step
-costs what the window costs: the worker's analysis and the panels' redraw (0.2-0.3 s per
-step on the shared 2-core machine at load 5-7, measured; a download, a restart or a model
-load costs seconds), so the default run is ``FUZZ_SEQUENCES`` × ``FUZZ_STEPS`` (10 × 30),
-about 70 s there; the per-action times are printed.  ``ATTENTION_LAB_FUZZ_SEQUENCES`` /
-``ATTENTION_LAB_FUZZ_STEPS`` ask for a longer one (200 × 30: 20-30 minutes there).  The
-downloads go to two loopback hubs only.  The regression tests at the end replay
-the shrunk sequences of the bugs the fuzzer found.
+The budget (issue 18): FUZZ_SEQUENCES (200) sequences of FUZZ_STEPS (30) steps or more,
+in two processes (this one and a child running this test on shard 1: the machine has 2
+cores, and one window keeps about one busy).  What makes it fit:
+
+- one window per process serves every sequence: each starts from
+  :meth:`LearnerDriver.reset`, which puts back only what the sequence changed (and rewinds
+  the tour, whose position lives in the settings);
+- the actions that cost half a second or more (HEAVY: a restart builds a new window, a
+  download starts a download process, a model load reads and analyses a model) run in
+  HEAVY_SEQUENCES of the 200 sequences, at most HEAVY_STEPS each; the others take every
+  other action.  The end of the test requires every action to have run;
+- the KV benchmark generates FUZZ_KV_TOKENS tokens once (the panel's consistency is
+  checked, not the cache's speed);
+- the window is a 2-head GPT-2, painted one sequence in PAINT_EVERY (what the checks read
+  is set before any paint), and the edits' debounce is 5 ms;
+- ``settle()`` sleeps until the next event instead of polling.
+
+``ATTENTION_LAB_FUZZ_SEQUENCES`` / ``_STEPS`` / ``_PROCESSES`` / ``_HEAVY_SEQUENCES`` change
+the run; the per-action times are printed.  The downloads go to two loopback hubs only.  The
+regression tests at the end replay the shrunk sequences of the bugs the fuzzer found.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from attention_lab.ui.learner_checks import FaultTrap, window_problems
 from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver
 from hub_server import gpt2_files  # noqa: F401 -- a fixture (the repository the loopback hub serves)
 
-FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "10"))
+
+
+def _argument_choices(action: str) -> list[dict]:
+    """Every combination of ``action``'s argument choices (ACTIONS)."""
+    combos: list[dict] = [{}]
+    for name, values in ACTIONS[action].items():
+        combos = [{**c, name: v} for c in combos for v in values]
+    return combos
+
+
+FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "200"))
 FUZZ_STEPS = int(os.environ.get("ATTENTION_LAB_FUZZ_STEPS", "30"))
+#: processes sharing the sequences (this one and children on seeds of their own)
+FUZZ_PROCESSES = int(os.environ.get("ATTENTION_LAB_FUZZ_PROCESSES", "2"))
+FUZZ_SEED = 20261201  # shard i draws from FUZZ_SEED + i
+#: the actions that cost half a second to seconds a step (a new window; a download process;
+#: a model read from disk, then analysed).  They run in HEAVY_SEQUENCES of the sequences
+#: (hypothesis runs of their own, so a shrunk failure replays with the same rules), at most
+#: HEAVY_STEPS of them a sequence, drawn through one rule (``heavy``: hypothesis draws its
+#: rules far from evenly, and one rule with the three actions as choices reaches all three);
+#: the other sequences take every other action.  Every action must run in the CI run
+#: (asserted at the end).
+HEAVY = ("quit_and_start_again", "download", "load_model")
+HEAVY_CHOICES = tuple((action, arguments) for action in HEAVY for arguments in _argument_choices(action))
+HEAVY_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_HEAVY_SEQUENCES", "20"))
+HEAVY_STEPS = 2
 #: one sequence in PAINT_EVERY is painted; the others only lay the window out (painting was
 #: about half of a step's time, and what the checks read is drawn before any paint)
 PAINT_EVERY = int(os.environ.get("ATTENTION_LAB_FUZZ_PAINT_EVERY", "5"))
+#: the random run's KV benchmark: 2 new tokens, 1 repetition (the fuzzer checks the panel's
+#: consistency, not the cache's speed; 2, not 1, so "New tokens" clamped to 1 by a full
+#: context and given back after is still told apart)
+FUZZ_KV_TOKENS = 2
 HUB_REPO, STALLED_REPO = "someone/tiny-gpt2", "someone/stalling-gpt2"
 
 
@@ -124,9 +171,9 @@ def driver(shared_window, fuzz_models, fuzz_hubs, tmp_path):
     return learner
 
 
-def _restarting_driver(make_window, models, hubs, workdir) -> LearnerDriver:
+def _restarting_driver(make_window, models, hubs, workdir, **options) -> LearnerDriver:
     learner = LearnerDriver(make_window(model_spec=models["start"], debounce_ms=5), models, workdir,
-                            open_window=lambda: make_window(model_spec=None, debounce_ms=5), hubs=hubs)
+                            open_window=lambda: make_window(model_spec=None, debounce_ms=5), hubs=hubs, **options)
     learner.settle()
     return learner
 
@@ -135,7 +182,8 @@ def _restarting_driver(make_window, models, hubs, workdir) -> LearnerDriver:
 def random_driver(make_window, small_models, fuzz_hubs, tmp_path):
     """The random run's learner: a window of the test's own (it may quit and start again)
     on the small models."""
-    return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports")
+    return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports",
+                              kv_new_tokens=FUZZ_KV_TOKENS, kv_repetitions=1)
 
 
 @pytest.fixture
@@ -145,26 +193,32 @@ def restarting_driver(make_window, fuzz_models, fuzz_hubs, tmp_path):
     return _restarting_driver(make_window, fuzz_models, fuzz_hubs, tmp_path / "exports")
 
 
+def _timed(machine, action: str, arguments: dict) -> None:
+    started = time.perf_counter()
+    machine.driver.dismiss_error()  # a learner closes the dialog before going on
+    getattr(machine.driver, action)(**arguments)
+    machine.driver.settle()
+    machine.seconds[action] = machine.seconds.get(action, 0.0) + time.perf_counter() - started
+    machine.calls[action] = machine.calls.get(action, 0) + 1
+
+
 def _rule_for(action: str, choices: dict[str, tuple]):
     def step(self, **arguments):
-        started = time.perf_counter()
-        self.driver.dismiss_error()  # a learner closes the dialog before going on
-        getattr(self.driver, action)(**arguments)
-        self.driver.settle()
-        self.seconds[action] = self.seconds.get(action, 0.0) + time.perf_counter() - started
-        self.calls[action] = self.calls.get(action, 0) + 1
+        _timed(self, action, arguments)
 
     step.__name__ = action
     return rule(**{name: st.sampled_from(values) for name, values in choices.items()})(step)
 
 
-def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict):
-    """The state machine class for ``driver``'s window (one class per test: it holds the window)."""
+def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict, heavy: bool):
+    """The state machine class for ``driver``'s window (one class per test: it holds the
+    window); ``heavy``: with the HEAVY actions (at most HEAVY_STEPS a sequence), else without."""
 
     def __init__(self):
         RuleBasedStateMachine.__init__(self)
         self.driver = driver
         self.seconds, self.calls = counts["action_seconds"], counts["action_calls"]
+        self.heavy_left = HEAVY_STEPS
         started = time.perf_counter()
         driver.set_paint(counts["sequences"] % PAINT_EVERY == 0)
         driver.reset()
@@ -180,52 +234,129 @@ def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict):
 
     attrs = {"__init__": __init__, "check": invariant()(check)}
     for action, choices in ACTIONS.items():
-        attrs[action] = _rule_for(action, choices)
+        if action not in HEAVY:
+            attrs[action] = _rule_for(action, choices)
+    if heavy:
+        def heavy_step(self, step):
+            self.heavy_left -= 1
+            _timed(self, *step)
+
+        heavy_step.__name__ = "heavy"
+        attrs["heavy"] = precondition(lambda self: self.heavy_left > 0)(rule(step=st.sampled_from(HEAVY_CHOICES))(heavy_step))
 
     def teardown(self):
         counts["steps"] += self.driver.steps
+        counts["full"] += self.driver.steps >= counts["steps_asked"]
         self.driver.steps = 0
 
     attrs["teardown"] = teardown
     return type("LearnerMachine", (RuleBasedStateMachine,), attrs)
 
 
-def run_machine(driver, sequences: int, steps: int, tally=None) -> dict:
-    counts = {"sequences": 0, "steps": 0, "checks": 0, "action_seconds": {}, "action_calls": {}}
+def run_machine(driver, sequences: int, steps: int, shard: int = 0, heavy: bool = False) -> dict:
+    """``sequences`` of ``steps`` learner actions (at least) on ``driver``'s window, drawn
+    from the shard's seed (the same sequences every run: a failure replays with the same
+    shard).  hypothesis also runs a few sequences it cuts short (it overran its buffer):
+    counted in "sequences", not in "full"."""
+    counts = {"sequences": 0, "full": 0, "steps": 0, "steps_asked": steps, "checks": 0,
+              "action_seconds": {}, "action_calls": {}}
     trap = FaultTrap().install()
     started = time.monotonic()
     try:
-        machine = learner_machine(driver, trap, counts)
+        machine = seed(FUZZ_SEED + 1000 * heavy + shard)(learner_machine(driver, trap, counts, heavy))
         run_state_machine_as_test(
             machine,
             settings=settings(
                 max_examples=sequences,
                 stateful_step_count=steps,
-                derandomize=True,  # the same sequences every run: a failure replays
+                derandomize=False,  # the shard's seed instead: the same sequences every run
                 database=None,
+                print_blob=True,
                 deadline=None,
                 phases=(Phase.generate, Phase.shrink),
                 suppress_health_check=list(HealthCheck),
                 report_multiple_bugs=False,
             ),
+            # every sequence runs its ``steps`` (hypothesis stops some early otherwise); a
+            # failure still shrinks to the simplest actions, at this length
+            _min_steps=steps,
         )
     finally:
         trap.uninstall()
         counts["seconds"] = time.monotonic() - started
-        print(f"\nlearner fuzz: {counts['sequences']} sequences, {counts['steps']} steps, "
-              f"{counts['checks']} checks in {counts['seconds']:.1f} s")
-        slowest = sorted(counts["action_seconds"].items(), key=lambda kv: -kv[1])[:40]
-        print("  the actions' time (s, calls): " + ", ".join(
-            f"{name} {secs:.1f} ({counts['action_calls'][name]})" for name, secs in slowest))
-        if tally is not None:
-            tally[("learner", "click-path sequences on the real window")] += counts["sequences"]
-            tally[("learner", "click-path steps on the real window")] += counts["steps"]
+        print(f"\nlearner fuzz, shard {shard}{' (heavy)' if heavy else ''}: " + summary(counts))
     return counts
 
 
-def test_random_learner_click_paths_keep_the_window_consistent(random_driver, tally):
-    counts = run_machine(random_driver, FUZZ_SEQUENCES, FUZZ_STEPS, tally)
-    assert counts["sequences"] >= FUZZ_SEQUENCES
+def summary(counts: dict) -> str:
+    slowest = sorted(counts["action_seconds"].items(), key=lambda kv: -kv[1])[:40]
+    return (f"{counts['full']} sequences of {counts['steps_asked']}+ steps ({counts['sequences']} run), "
+            f"{counts['steps']} steps, {counts['checks']} checks in {counts['seconds']:.1f} s\n"
+            "  the actions' time (s, calls): " + ", ".join(
+                f"{name} {secs:.1f} ({counts['action_calls'][name]})" for name, secs in slowest))
+
+
+def merged(runs: list[dict], seconds: float) -> dict:
+    total = {"sequences": 0, "full": 0, "steps": 0, "checks": 0, "action_seconds": {}, "action_calls": {},
+             "steps_asked": min(c["steps_asked"] for c in runs), "seconds": seconds}
+    for c in runs:
+        for key in ("sequences", "full", "steps", "checks"):
+            total[key] += c[key]
+        for key in ("action_seconds", "action_calls"):
+            for name, value in c[key].items():
+                total[key][name] = total[key].get(name, 0) + value
+    return total
+
+
+def run_shard(driver, shard: int, processes: int) -> list[dict]:
+    """Shard ``shard``'s part: its share of the heavy sequences, then of the others."""
+    heavy = -(-HEAVY_SEQUENCES // processes)
+    light = -(-max(0, FUZZ_SEQUENCES - HEAVY_SEQUENCES) // processes)
+    return [run_machine(driver, heavy, FUZZ_STEPS, shard, heavy=True), run_machine(driver, light, FUZZ_STEPS, shard)]
+
+
+def start_shard(shard: int, report: Path) -> subprocess.Popen:
+    """This test in a child process, on shard ``shard``; it writes its counts to ``report``."""
+    env = dict(os.environ, ATTENTION_LAB_FUZZ_SHARD=str(shard), ATTENTION_LAB_FUZZ_REPORT=str(report))
+    command = [sys.executable, "-m", "pytest", __file__, "-q", "-s", "-p", "no:cacheprovider",
+               "-k", "test_random_learner_click_paths_keep_the_window_consistent"]
+    return subprocess.Popen(command, env=env, cwd=Path(__file__).resolve().parents[2],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_random_learner_click_paths_keep_the_window_consistent(random_driver, tally, tmp_path):
+    """FUZZ_SEQUENCES × FUZZ_STEPS, split over FUZZ_PROCESSES processes (this one and
+    children running this test on a shard of their own: the machine has 2 cores, and a
+    window keeps about one busy).  A child's failure fails this test with the child's
+    output: the shrunk sequence, and the shard to replay it with."""
+    shard = os.environ.get("ATTENTION_LAB_FUZZ_SHARD")
+    if shard is not None:  # a child: its shard only, its counts to the parent
+        runs = run_shard(random_driver, int(shard), FUZZ_PROCESSES)
+        Path(os.environ["ATTENTION_LAB_FUZZ_REPORT"]).write_text(json.dumps(runs), encoding="utf-8")
+        return
+    started = time.monotonic()
+    children = [(start_shard(i, tmp_path / f"shard-{i}.json"), tmp_path / f"shard-{i}.json")
+                for i in range(1, FUZZ_PROCESSES)]
+    failed = True
+    try:
+        runs = run_shard(random_driver, 0, FUZZ_PROCESSES)
+        failed = False
+    finally:
+        outputs = []
+        for child, _report in children:
+            if failed:
+                child.kill()  # this shard's failure is the report
+            outputs.append(child.communicate()[0])
+    for (child, report), output in zip(children, outputs):
+        assert child.returncode == 0, f"a fuzz shard failed (replay: its ATTENTION_LAB_FUZZ_SHARD):\n{output[-12000:]}"
+        runs += json.loads(report.read_text(encoding="utf-8"))
+    counts = merged(runs, time.monotonic() - started)
+    print(f"\nlearner fuzz, {FUZZ_PROCESSES} processes: " + summary(counts))
+    tally[("learner", "click-path sequences on the real window")] += counts["full"]
+    tally[("learner", "click-path steps on the real window")] += counts["steps"]
+    assert counts["full"] >= FUZZ_SEQUENCES
+    # every action, the heavy ones included, ran somewhere in the run
+    assert set(ACTIONS) <= set(counts["action_calls"]), f"never drawn: {sorted(set(ACTIONS) - set(counts['action_calls']))}"
 
 
 # ---------------------------------------------------------------------------- shrunk sequences, replayed
@@ -270,6 +401,20 @@ def test_the_tour_gives_back_the_learners_edit_and_mask_mode(driver):
     session = driver.window.session
     assert session.position is not None and session.replacement_id is not None
     assert driver.window.panel("panel.mask").selected_mode() == "zero-after-softmax"
+
+
+def test_the_tour_gives_back_the_mask_mode_the_learner_picked_during_it(driver):
+    """Found by the fuzzer (issue 18's 200-sequence run, cut by hand from its 17 steps): a
+    mask mode picked during the tour, then overridden by a later step of the tour (the mask
+    step selects -inf), came back at the end as the mode from before the tour, not the
+    learner's own pick."""
+    replay(driver, [
+        ("tour_open", {}),  # the first step (the reset rewinds the tour)
+        ("set_mask_mode", {"mode": "finfo.min"}),
+        ("tour_next", {}),  # the mask step: -inf
+        ("tour_close", {}),
+    ])
+    assert driver.window.panel("panel.mask").selected_mode() == "finfo.min"
 
 
 def test_switching_to_a_model_with_fewer_heads_with_the_portrait_open(driver):

@@ -100,7 +100,8 @@ class LearnerDriver:
     """Acts on ``window`` (a shown MainWindow); ``models`` maps a name to a model spec."""
 
     def __init__(self, window, models: dict[str, str], workdir: Path, *, settle_timeout_s: float = SETTLE_TIMEOUT_S,
-                 open_window=None, paint: bool = True, hubs: dict[str, tuple[str, str]] | None = None):
+                 open_window=None, paint: bool = True, hubs: dict[str, tuple[str, str]] | None = None,
+                 kv_new_tokens: int = Intent.kv_new_tokens, kv_repetitions: int | None = None):
         #: False: the window is never painted (``setUpdatesEnabled(False)``); every panel still
         #: receives and lays out what it shows, which is what the checks read
         self.paint = paint
@@ -117,7 +118,13 @@ class LearnerDriver:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.settle_timeout_s = settle_timeout_s
-        self.intent = Intent(model_spec=models.get("start", ""))
+        #: the KV panel's "New tokens" and "Repetitions" at the start of each sequence (typed in
+        #: by :meth:`reset`; None: the panel's own default).  The fuzzer checks that the panel
+        #: stays consistent, not how fast the cache is: the fewest tokens and one repetition
+        #: make a run cost milliseconds instead of a second, and a learner can pick them too.
+        self.kv_start_tokens = kv_new_tokens
+        self.kv_start_repetitions = kv_repetitions
+        self.intent = Intent(model_spec=models.get("start", ""), kv_new_tokens=kv_new_tokens)
         self.steps = 0
         self.exports = 0
 
@@ -176,19 +183,32 @@ class LearnerDriver:
     def settle(self, timeout_s: float | None = None) -> float:
         """Run the event loop until nothing is pending (and three quiet turns in a row);
         returns the seconds it took.  Raises TimeoutError naming what is still busy."""
+        from PySide6.QtCore import QEventLoop, QTimer
+
         app = self.app
         start = time.monotonic()
         deadline = start + (timeout_s or self.settle_timeout_s)
         quiet = 0
-        while quiet < 3:
-            app.processEvents()
-            if self.pending():
-                quiet = 0
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"the window did not settle in {timeout_s or self.settle_timeout_s:.0f} s: {self.pending()}")
-                QTest.qWait(2)  # sleeps in the event loop: the worker gets the cores
-            else:
-                quiet += 1
+        # While something is pending the loop sleeps until an event arrives (a worker's
+        # result, the redraw's next 1 ms turn, the debounce) instead of polling every 2 ms
+        # (QTest.qWait): a redraw round of seven panels cost seven polls, ~20 ms a step.
+        # The heartbeat wakes it for the deadline even if nothing ever arrives.
+        heartbeat = QTimer()
+        heartbeat.setInterval(20)
+        heartbeat.start()
+        try:
+            while quiet < 3:
+                app.processEvents()
+                if self.pending():
+                    quiet = 0
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(
+                            f"the window did not settle in {timeout_s or self.settle_timeout_s:.0f} s: {self.pending()}")
+                    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)  # sleeps: the worker gets the cores
+                else:
+                    quiet += 1
+        finally:
+            heartbeat.stop()
         return time.monotonic() - start
 
     def dismiss_error(self) -> bool:
@@ -552,7 +572,10 @@ class LearnerDriver:
         self.dismiss_error()
         if self._tour().isVisible():
             self._tour().close()
-        self.intent = Intent(model_spec=self.models[start_model])
+        # where the tour opens is in the settings: a sequence must not inherit the last one's
+        # (the same steps would do something else, and a shrunk failure would not replay)
+        self._tour().rewind()
+        self.intent = Intent(model_spec=self.models[start_model], kv_new_tokens=self.kv_start_tokens)
         self.tour_ended = None
         self.settle()
         if w.menus.language_actions["en"].isChecked() is False:
@@ -563,6 +586,10 @@ class LearnerDriver:
         kv = w.panels.get(KV_PANEL)
         if kv is not None:
             kv.cancel_benchmark()
+        elif self.kv_start_tokens != Intent.kv_new_tokens or self.kv_start_repetitions is not None:
+            kv = w.panel(KV_PANEL)  # built now: built later, it would start from its own defaults
+        if kv is not None and self.kv_start_repetitions is not None:
+            kv.repetitions.setValue(self.kv_start_repetitions)
         mask = w.panels.get(MASK_PANEL)
         if mask is not None:
             mask.set_mode(self.intent.mask_mode)
@@ -578,8 +605,12 @@ class LearnerDriver:
             w.session.analyse_now()
             self.settle()
         if kv is not None and kv.new_tokens.value() != self.intent.kv_new_tokens:
-            self.bring(KV_PANEL).new_tokens.setValue(self.intent.kv_new_tokens)  # in sight: it shows the seed text
-            self._reset_layout(force=True)
+            # the box's range follows the text the panel shows: out of sight, it still has the
+            # last sequence's (a full context: 1); drawn with the seed text first, it takes the
+            # value (bringing its tab forward instead cost a relayout and a Reset layout)
+            if KV_PANEL in w.panels_waiting:
+                w.redraw.catch_up(KV_PANEL)
+            kv.new_tokens.setValue(self.intent.kv_new_tokens)
             self.settle()
 
     _start_layout: bytes | None = None  # the window's saveState() right after a Reset layout

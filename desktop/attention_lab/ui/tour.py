@@ -324,6 +324,17 @@ class TourDock(QDockWidget):
         for key in keys:
             self._set_by_tour[key] = now[key]
 
+    def _adopt_learner_changes(self) -> None:
+        """What the learner changed since the last step is theirs: given back at the end
+        instead of the value from before the tour, even if a later step sets it again (a mode
+        picked at step 1, then -inf selected by the mask step, came back as the old mode)."""
+        now = self._inputs()
+        for key, value in now.items():
+            expected = self._set_by_tour.get(key, self._before[key])
+            if value != expected:
+                self._before[key] = value
+                self._set_by_tour.pop(key, None)
+
     def _give_back_text(self) -> None:
         """The learner's own text, when the tour replaced it and nobody typed since."""
         set_to = self._set_by_tour.pop("text", None)
@@ -411,6 +422,12 @@ class TourDock(QDockWidget):
     def close_tour(self) -> None:
         self.close()
 
+    def rewind(self) -> None:
+        """Back to the first step, unfinished, without showing it (as on a first start)."""
+        if not self.progress.at_start or self.progress.finished:
+            self.progress.restart()
+            self._save()
+
     def _save(self) -> None:
         save_progress(self.settings, self.progress)
 
@@ -421,6 +438,8 @@ class TourDock(QDockWidget):
         session = self.window_.session
         if self._before is None:
             self._before = self._inputs()
+        else:
+            self._adopt_learner_changes()
         if not step.repeated_text:
             self._give_back_text()  # the induction step's sequence is the learner's text again
         touched = {key for key, on in (("layer", step.layer is not None), ("causal", step.causal is not None),
