@@ -99,19 +99,6 @@ def test_mixed_head_and_thresholds_are_parameters():
     assert lenient.role == "sink"
 
 
-def test_with_roles_relabels_under_new_thresholds_and_keeps_the_numbers():
-    heads = torch.stack([one_hot_rows(5, lambda i: max(i - 2, 0)), torch.eye(5), uniform_causal(5)])
-    stats = head_portrait(heads, layer_offset=3)
-    assert [s.role for s in stats] == ["mixed", "current-token", "broad"]
-    assert analysis.with_roles(stats, 5) == stats  # default thresholds: the same roles
-    lenient = RoleThresholds(sink=0.5, current_token=1.01)
-    relabelled = analysis.with_roles(stats, 5, lenient)
-    assert relabelled == head_portrait(heads, layer_offset=3, thresholds=lenient)
-    assert [s.role for s in relabelled] == ["sink", "mixed", "broad"]
-    assert [(s.layer, s.head, s.entropy, s.sink_mass) for s in relabelled] == [
-        (s.layer, s.head, s.entropy, s.sink_mass) for s in stats]
-
-
 def test_first_rule_wins_and_two_tokens_are_enough():
     (s,) = head_portrait(torch.tensor([[[1.0, 0.0], [1.0, 0.0]]]))
     assert s.sink_mass == 1.0 and s.previous_token == 1.0

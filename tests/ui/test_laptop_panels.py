@@ -156,3 +156,38 @@ def test_the_kv_cache_curves_are_in_sight_without_scrolling(qtbot, make_window, 
     assert viewport.rect().contains(plot), f"the curves at {plot} run past the dock's visible {viewport.rect()}"
     run = QRect(panel.run_button.mapTo(viewport, panel.run_button.rect().topLeft()), panel.run_button.size())
     assert viewport.rect().contains(run), "Run is out of sight"
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_all_layers_hover_names_a_head_s_roles_as_the_portrait_does(qtbot, language):
+    """The head grid's all-layers hover named roles by an older rule set ("broad", "mixed", ...) while the
+    portrait, the tour and the lab use the chapter's (core/roles.py): the same head, two names."""
+    from state_factory import build_state, load
+
+    from attention_lab.ui.i18n import translator
+    from attention_lab.ui.panels.head_grid import HeadGridPanel
+    from attention_lab.ui.panels.portrait import PortraitPanel
+
+    translator.set_language(language)
+    model = load("demo")  # trained: its heads hold roles (the tiny test model's hold none)
+    named = set()
+    for layer in range(model.config.n_layer):
+        named |= _compare_roles(qtbot, build_state(model, SHORT_TEXT, layer=layer), HeadGridPanel, PortraitPanel)
+    assert named, "no head holds a role: the test would not tell the two rule sets apart"
+
+
+def _compare_roles(qtbot, state, grid_class, portrait_class) -> set[str]:
+    grid, portrait = grid_class(), portrait_class()
+    for panel in (grid, portrait):
+        qtbot.addWidget(panel)
+        panel.show_state(state)
+    named = set()
+    for stats in state.overview:
+        if stats.layer != state.layer:
+            continue
+        grid._overview_hover(None, (stats.layer, stats.head), None)
+        expected = tr("portrait.role.none") if not portrait.roles_of(stats.head) else ", ".join(
+            tr(f"roles.{role}.name") for role in portrait.roles_of(stats.head))
+        assert grid.hover_text.endswith(f"{expected})"), (stats.head, grid.hover_text, expected)
+        named.update(portrait.roles_of(stats.head))
+    return named

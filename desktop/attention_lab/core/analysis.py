@@ -13,7 +13,6 @@ Nothing here mutates its inputs and nothing imports Qt.
 from __future__ import annotations
 
 import math
-import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Iterator, Literal, Sequence
 
@@ -253,22 +252,6 @@ def head_portrait(
             )
             result.append(HeadStats(layer=layer_offset + layer, head=head, role=role, **values))
     return result
-
-
-def with_roles(stats: Sequence[HeadStats], n: int, thresholds: RoleThresholds | None = None) -> list[HeadStats]:
-    """``stats`` (of a text of ``n`` tokens) with each role decided again under ``thresholds``.
-
-    The numbers stay: the app computes them on its worker with the analysis, and moving a
-    threshold only re-labels (measuring a layer again on the GUI thread took 285 ms at
-    1024 tokens)."""
-    return [
-        dataclasses.replace(
-            s,
-            role=head_role(entropy=s.entropy, sink_mass=s.sink_mass, previous_token=s.previous_token,
-                           current_token=s.current_token, n=n, thresholds=thresholds),
-        )
-        for s in stats
-    ]
 
 
 # ---------------------------------------------------------------------------- head detectors

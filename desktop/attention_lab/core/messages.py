@@ -75,6 +75,21 @@ def english(key: str, values: dict[str, str]) -> str:
     return ENGLISH[key].format(**values)
 
 
+class KeyedError(Exception):
+    """A failure a learner meets, in English (``str(err)``, what the CLI prints), with the ``key`` and
+    ``values`` the window says it with in its own language; ``key`` is None for the rare ones."""
+
+    def __init__(self, message: str, *, key: str | None = None, values: dict[str, str] | None = None):
+        super().__init__(message)
+        self.key = key
+        self.values = dict(values or {})
+
+    @classmethod
+    def keyed(cls, key: str, **values: object):
+        texts = {name: str(value) for name, value in values.items()}
+        return cls(english(key, texts), key=key, values=texts)
+
+
 class KeyedValueError(ValueError):
     """A ``ValueError`` whose text is ``ENGLISH[key]`` filled with ``values``: the code that turns it into a
     learner's message (``models.load_folder``) passes the key on instead of the English."""

@@ -47,20 +47,13 @@ _REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?")
 _SHARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.safetensors")
 
 
-class ModelLoadError(Exception):
+class ModelLoadError(messages.KeyedError):
     """A model could not be loaded or downloaded; ``str(err)`` is one readable line (English).  The failures a
     learner meets also carry ``key`` and ``values`` (:mod:`attention_lab.core.messages`), so the window can
     say them in its own language; ``key`` is None for the rare ones, shown as they are."""
 
     def __init__(self, message: str, *, key: str | None = None, values: dict[str, str] | None = None):
-        super().__init__(" ".join(str(message).split()))
-        self.key = key
-        self.values = dict(values or {})
-
-    @classmethod
-    def keyed(cls, key: str, **values: object) -> ModelLoadError:
-        texts = {name: str(value) for name, value in values.items()}
-        return cls(messages.english(key, texts), key=key, values=texts)
+        super().__init__(" ".join(str(message).split()), key=key, values=values)
 
 
 class DownloadCancelled(ModelLoadError, Cancelled):

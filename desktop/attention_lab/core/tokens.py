@@ -36,19 +36,8 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 
 
-class TokenizerError(ValueError):
-    """The tokenizer files are missing or unreadable (one readable line); ``key`` and ``values`` let the
-    window say it in its own language (:mod:`attention_lab.core.messages`)."""
-
-    def __init__(self, message: str, *, key: str | None = None, values: dict[str, str] | None = None):
-        super().__init__(message)
-        self.key = key
-        self.values = dict(values or {})
-
-    @classmethod
-    def keyed(cls, key: str, **values: object) -> TokenizerError:
-        texts = {name: str(value) for name, value in values.items()}
-        return cls(messages.english(key, texts), key=key, values=texts)
+class TokenizerError(messages.KeyedError, ValueError):
+    """The tokenizer files are missing or unreadable (one readable line, keyed: :mod:`attention_lab.core.messages`)."""
 
 
 @lru_cache(maxsize=1)

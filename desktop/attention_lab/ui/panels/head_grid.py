@@ -52,8 +52,9 @@ from attention_lab.ui.panels.mosaic import (
     tile_ticks,
     title_items,
 )
-from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label, role_text
+from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label, roles_text
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
+from attention_lab.core import roles as chapter_roles
 from attention_lab.core.pooling import pool_factor, pooled_for
 
 
@@ -327,7 +328,8 @@ class HeadGridPanel(Panel):
             return None
         if self.tabs.currentIndex() == 2:
             header = ["layer", "head", *METRICS, "role"]
-            rows = [[s.layer, s.head, *[float(getattr(s, m)) for m in METRICS], s.role] for s in state.overview]
+            rows = [[s.layer, s.head, *[float(getattr(s, m)) for m in METRICS], " ".join(self._chapter_roles(s))]
+                    for s in state.overview]
             return header, rows
         heads = [self.head] if self.tabs.currentIndex() == 1 else range(state.attention_causal.shape[0])
         causal = state.attention_causal.numpy()
@@ -644,9 +646,15 @@ class HeadGridPanel(Panel):
             head=head,
             metric=tr(f"head_grid.metric.{metric}"),
             value=fixed(float(getattr(stats, metric)), 3),
-            role=role_text(stats.role),
+            role=roles_text(self._chapter_roles(stats)),
         )
         self._show_hover(text, screen_pos)
+
+    def _chapter_roles(self, stats) -> tuple[str, ...]:
+        """``stats``' head's roles as the chapter (and the portrait, at its default thresholds) names them;
+        induction is not among them here: it needs the portrait's measurement on repeated tokens."""
+        n = self.state.n_tokens
+        return chapter_roles.head_roles(stats, n).roles if n >= 2 else ()
 
     def _overview_click(self, _key, cell) -> None:
         if cell is None or self.state is None:

@@ -202,8 +202,10 @@ def across_ticks(labels: list[str], per_cell: float, centre: float, metrics) -> 
     ticks, right = [], -LABEL_OVERHANG_PX - LABEL_GAP_PX
     end = len(labels) * per_cell + LABEL_OVERHANG_PX
     for i, text in enumerate(labels):
-        width = metrics.horizontalAdvance(text)
         middle = (i + 0.5) * per_cell  # from the first cell's left edge (``centre`` - 0.5)
+        if middle < right + LABEL_GAP_PX:
+            continue  # no room whatever its width: a long text's labels are not all measured (15 ms at 1024)
+        width = metrics.horizontalAdvance(text)
         if middle - width / 2 >= right + LABEL_GAP_PX and middle + width / 2 <= end:
             ticks.append((i + centre, text))
             right = middle + width / 2

@@ -75,11 +75,10 @@ ROLE_COLOURS = {
 _EXTRA_COLOURS = [(23, 190, 207), (188, 189, 34), (227, 119, 194), (100, 100, 100)]
 
 
-def role_text(role: str) -> str:
-    """A head's role in the interface's language (the portrait's table, the head grid's hover)."""
-    key = f"portrait.role.{role}"
-    text = tr(key)
-    return role if text == key else text
+def roles_text(held: tuple[str, ...]) -> str:
+    """The chapter's roles a head holds (``core.roles``), in the interface's language: the portrait's table
+    and the head grid's hover name a head's roles alike."""
+    return ", ".join(tr(f"roles.{role}.name") for role in held) if held else tr("portrait.role.none")
 
 
 def role_colour(role: str) -> tuple[int, int, int]:

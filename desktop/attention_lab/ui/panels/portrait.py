@@ -47,6 +47,7 @@ from attention_lab.ui.panels.panel_kit import (
     explanation_label,
     make_plot,
     role_colour,
+    roles_text,
 )
 from attention_lab.ui.panels.plot_setters import show_grid
 from attention_lab.ui.panels.role_where import RoleWhereBox
@@ -58,10 +59,6 @@ NO_ROLE = "none"  # a head that holds none of the chapter's roles (its colour an
 
 def role_text(role: str) -> str:
     return tr("portrait.legend.none") if role == NO_ROLE else tr(f"roles.{role}.name")
-
-
-def roles_text(held: tuple[str, ...]) -> str:
-    return ", ".join(role_text(r) for r in held) if held else tr("portrait.role.none")
 
 
 def primary_role(held: tuple[str, ...]) -> str:

@@ -3,7 +3,6 @@ chapter's Portuguese edition).  Imported by ``ui/panels/portrait.py`` for its re
 
 from attention_lab.core.roles import ROLE_TEXTS
 from attention_lab.ui.i18n import register
-from attention_lab.ui.strings.glossary import pt
 
 register(ROLE_TEXTS)  # the roles' names and "where" words, shared with the lab (core.roles)
 
@@ -83,16 +82,5 @@ register(
         "portrait.threshold.previous_token": {"en": "previous-token: i−1 ≥", "pt_BR": "token anterior: i−1 ≥"},
         "portrait.threshold.sink": {"en": "sink: token 0 ≥", "pt_BR": "vala: token 0 ≥"},
         "portrait.threshold.induction": {"en": "induction: score ≥", "pt_BR": "indução: pontuação ≥"},
-        "portrait.role.previous-token": {"en": "previous-token", "pt_BR": "token anterior"},
-        "portrait.role.sink": {"en": "sink", "pt_BR": pt("sink")},
-        "portrait.role.current-token": {"en": "current-token", "pt_BR": "token atual"},
-        "portrait.role.self": {"en": "self", "pt_BR": "si mesmo"},
-        "portrait.role.positional": {"en": "positional", "pt_BR": "posicional"},
-        "portrait.role.induction": {"en": "induction", "pt_BR": "indução"},
-        "portrait.role.broad": {"en": "broad", "pt_BR": "ampla"},
-        "portrait.role.mixed": {"en": "mixed", "pt_BR": "mista"},
-        "portrait.role.local": {"en": "local", "pt_BR": "local"},
-        "portrait.role.focused": {"en": "focused", "pt_BR": "focada"},
-        "portrait.role.other": {"en": "other", "pt_BR": "outra"},
     }
 )
