@@ -113,6 +113,9 @@ class StallTracer:
             if frame is None:
                 continue
             sample = attribute(frame)
+            # no GUI-thread frame is kept while this thread sleeps: a frame object held past its
+            # function's return makes CPython copy the frame out when it exits, on the GUI thread
+            del frame
             with self._lock:
                 self._samples.setdefault(beat, []).append(sample)
 
