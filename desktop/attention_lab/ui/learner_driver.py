@@ -593,7 +593,6 @@ class LearnerDriver:
         mask = w.panels.get(MASK_PANEL)
         if mask is not None:
             mask.set_mode(self.intent.mask_mode)
-        self._reset_layout()
         tokens = self.bring(TOKENS_PANEL)
         if not self._at_seed_analysis():
             tokens.set_bos(False)
@@ -604,6 +603,10 @@ class LearnerDriver:
             tokens.editor.setPlainText(SEED_TEXT)
             w.session.analyse_now()
             self.settle()
+        # the layout after the text: the panels it brings into sight then draw the seed
+        # text's analysis once (before it, they drew the last sequence's first, then this)
+        self._reset_layout()
+        self.settle()
         if kv is not None and kv.new_tokens.value() != self.intent.kv_new_tokens:
             # the box's range follows the text the panel shows: out of sight, it still has the
             # last sequence's (a full context: 1); drawn with the seed text first, it takes the
