@@ -85,3 +85,15 @@ def test_reset_layout_fits_the_screen(qtbot, make_window):
     floor = window.minimumSizeHint()
     assert window.width() <= max(available.width(), floor.width())
     assert window.height() <= max(available.height(), floor.height())
+
+
+def test_reset_layout_docks_a_floating_panel_again(qtbot, make_window):
+    """Reset layout re-docks only the floating docks (setFloating(False) on every dock cost
+    ~5 ms each, issue 18): a floated one still comes back into the window."""
+    window = make_window()
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=STATE_TIMEOUT_MS)
+    dock = window.docks["panel.mask"]
+    dock.setFloating(True)
+    assert dock.isFloating()
+    window.reset_layout()
+    assert not dock.isFloating() and not dock.isHidden()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+import tempfile
+import threading
 import time
 
-from attention_lab.ui.stall_trace import QT_ONLY, StallTracer, attribute
+from attention_lab.ui.stall_trace import QT_ONLY, StallTracer, attribute, gui_thread_stack, module_of
 
 # A "slot" that lives in a module of the app, as the event loop would call it: the tracer
 # must name it (the outermost app frame) and its inner helper (where the time went).
@@ -23,12 +26,18 @@ def show_state(seconds):
 
 def _fake_panel_module() -> dict:
     namespace = {"__name__": "attention_lab.ui.panels.fake_panel"}
-    exec(compile(SLOT_SOURCE, "fake_panel.py", "exec"), namespace)
+    # the tracer knows a module by its file (as faulthandler names it), so the fake has one in the app
+    exec(compile(SLOT_SOURCE, "/somewhere/attention_lab/ui/panels/fake_panel.py", "exec"), namespace)
     return namespace
 
 
-def test_a_stall_is_put_down_to_its_handler_and_hot_spot():
+def test_a_stall_is_put_down_to_its_handler_and_hot_spot(monkeypatch):
     panel = _fake_panel_module()
+
+    def crashy(*_):  # walking another thread's frame objects crashes CPython 3.11 at times
+        raise AssertionError("the tracer must not read frames through sys._current_frames()")
+
+    monkeypatch.setattr(sys, "_current_frames", crashy)
     beats = {"last": time.perf_counter()}
     tracer = StallTracer(last_beat=lambda: beats["last"], threshold_ms=33.0, every_ms=2.0)
     tracer.start()
@@ -64,9 +73,22 @@ def test_a_stall_is_put_down_to_its_handler_and_hot_spot():
 
 def test_a_stack_with_no_app_frame_is_qt_s_own_work():
     def outside():
-        import sys
+        with tempfile.TemporaryFile() as dump:
+            return gui_thread_stack(dump.fileno(), threading.get_ident())
 
-        return sys._getframe()
-
+    stack = outside()
+    # innermost first: the dump itself, then the function that asked, then this test
+    assert stack[0] == "attention_lab.ui.stall_trace.gui_thread_stack"
+    assert stack[1].endswith(".outside") and stack[2].endswith(".test_a_stack_with_no_app_frame_is_qt_s_own_work")
     # this test module is neither the app nor pyqtgraph
-    assert attribute(outside()) == (QT_ONLY, QT_ONLY)
+    assert attribute(stack) == (QT_ONLY, QT_ONLY)
+
+
+def test_a_dumped_path_names_its_module():
+    assert module_of("/opt/x/site-packages/attention_lab/ui/soak.py") == "attention_lab.ui.soak"
+    assert module_of("C:\\app\\_internal\\pyqtgraph\\graphicsItems\\PlotItem\\__init__.py") == "pyqtgraph.graphicsItems.PlotItem"
+    assert module_of("/usr/lib/python3.11/threading.py") == "/usr/lib/python3.11/threading.py"
+    # the probe's frames are cut off, the first app frame under them is the handler
+    stack = ["attention_lab.ui.panels.kv_bench.hot", "pyqtgraph.widgets.GraphicsView.paintEvent",
+             "attention_lab.ui.soak.main", "runpy._run_code"]
+    assert attribute(stack) == ("pyqtgraph.widgets.GraphicsView.paintEvent", "attention_lab.ui.panels.kv_bench.hot")

