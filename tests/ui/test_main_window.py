@@ -21,6 +21,7 @@ from PySide6.QtGui import QGuiApplication
 
 from attention_lab.core.lab import SEED_TEXT, SEED_TEXTS
 from attention_lab.ui.errors import ErrorDialog
+from attention_lab.ui.i18n import tr
 from attention_lab.ui.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,6 +93,33 @@ def test_a_closed_panel_catches_up_when_it_is_opened_again(qtbot, make_window):
     window.docks["panel.mask"].raise_()  # …and its tab chosen
     qtbot.waitUntil(lambda: mask.state is state, timeout=STATE_TIMEOUT_MS)
     assert "panel.mask" not in window.panels_waiting and mask.isEnabled()
+
+
+def test_a_panel_out_of_sight_follows_a_language_switch_when_it_is_shown(qtbot, make_window):
+    """A language switch re-labels the panels in sight one per turn of the event loop (each
+    one's layout and paint after the others'); one behind another tab keeps its old words (no
+    work for a view no one sees) until its tab is chosen."""
+    window = make_window()
+    wait_state(qtbot, window)
+    window.docks["panel.mask"].raise_()
+    qtbot.waitUntil(lambda: window.panel("panel.mask").has_data(), timeout=STATE_TIMEOUT_MS)
+    mask = window.panel("panel.mask")
+    window.docks["panel.shapes"].raise_()  # the mask's tab group: the mask goes out of sight
+    qtbot.waitUntil(lambda: window._out_of_sight("panel.mask"))
+    english = mask.grid_box.title()
+    head_grid = window.panel("panel.head_grid")
+    assert not window._out_of_sight("panel.head_grid")
+    window.set_language("pt_BR")
+    try:
+        assert "panel.head_grid" in window.redraw.untranslated  # its turn comes…
+        qtbot.waitUntil(lambda: head_grid.layer_label.text() == tr("head_grid.layer"), timeout=STATE_TIMEOUT_MS)
+        assert "panel.head_grid" not in window.redraw.untranslated  # …without being shown again
+        assert mask.grid_box.title() == english and "panel.mask" in window.redraw.untranslated
+        window.docks["panel.mask"].raise_()
+        qtbot.waitUntil(lambda: mask.grid_box.title() == tr("mask.grid"), timeout=STATE_TIMEOUT_MS)
+        assert mask.grid_box.title() != english and "panel.mask" not in window.redraw.untranslated
+    finally:
+        window.set_language("en")
 
 
 def test_each_chip_is_wide_enough_for_its_token_and_its_label(qtbot):
@@ -227,8 +255,7 @@ def test_editing_a_late_token_updates_the_leakage_panel(qtbot, make_window):
     assert p == state.n_tokens - 1  # default: the last token
     assert np.all(leak.shown_causal[:p] == 0.0)  # exact zeros before the edit
     assert np.all(leak.shown_bidirectional[:p] > 0.0)  # leaks everywhere without the mask
-    assert len(leak.zero_labels.shown) == p
-    assert all(label.toPlainText() == "0 (exact)" and label.isVisible() for label in leak.zero_labels.shown)
+    assert [(text, x) for text, x, _y in leak.zero_labels.texts()] == [("0 (exact)", i - 0.2) for i in range(p)]
     assert "exactly 0" in leak.summary.text()
     # heights drawn are the numbers computed
     np.testing.assert_array_equal(leak.causal_bars.opts["height"], state.leakage.causal.numpy())
@@ -422,14 +449,15 @@ def test_language_switch_changes_visible_strings(qtbot, make_window):
     english = (window.menus.file_menu.title(), window.docks["panel.leakage"].windowTitle(), leak.position_label.text())
     assert english == ("&File", "Leakage diff", "Edited position")
     window.menus.language_actions["pt_BR"].trigger()
-    assert window.menus.file_menu.title() == "&Arquivo"
+    assert window.menus.file_menu.title() == "&Arquivo"  # the window's own words at once…
     assert window.docks["panel.leakage"].windowTitle() == "Vazamento"
-    assert leak.position_label.text() == "Posição editada"
+    qtbot.waitUntil(lambda: leak.position_label.text() == "Posição editada")  # …the panels in sight one per turn
     assert "exatamente 0" in leak.summary.text()
     assert window.panel("panel.head_grid").tabs.tabText(0) == "Cabeças da camada 0"
     assert window.panel("panel.token_editor").explain.text().startswith("<b>O modelo lê tokens")
     window.menus.language_actions["en"].trigger()
-    assert window.menus.file_menu.title() == "&File" and "exactly 0" in leak.summary.text()
+    assert window.menus.file_menu.title() == "&File"
+    qtbot.waitUntil(lambda: "exactly 0" in leak.summary.text())
 
 
 

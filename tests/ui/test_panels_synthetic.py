@@ -218,3 +218,35 @@ def test_model_guesses_show_whole_items_only(shown, qtbot, width, tiny_checkpoin
     seen = [rect for rect in seen if rect.intersects(view)]
     assert seen and all(view.contains(rect) for rect in seen)
     assert not guesses.horizontalScrollBar().isVisible()
+
+
+def test_upward_labels_paint_their_text_on_the_plot(qtbot):
+    """The leakage bars' "0 (exact)" labels, one item for all: the text shows up in its
+    colour where the labels are, and goes when they are cleared."""
+    import pyqtgraph as pg
+
+    from attention_lab.ui.panels.panel_kit import UpwardLabels
+
+    plot = pg.PlotWidget(background="w")
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    labels = UpwardLabels()
+    plot.getPlotItem().addItem(labels)
+    plot.getPlotItem().setRange(xRange=(-0.5, 9.5), yRange=(0, 1.0), padding=0)
+    plot.show()
+
+    def coloured_pixels() -> int:
+        image = plot.grab().toImage()
+        return sum(
+            1
+            for x in range(0, image.width(), 2)
+            for y in range(0, image.height(), 2)
+            if image.pixelColor(x, y).red() < 80 and image.pixelColor(x, y).blue() > 150
+        )
+
+    assert coloured_pixels() == 0
+    labels.show_labels([("0 (exact)", float(i), 0.02, (31, 119, 180)) for i in range(3)], height=1.0)
+    assert labels.texts() == [("0 (exact)", 0.0, 0.02), ("0 (exact)", 1.0, 0.02), ("0 (exact)", 2.0, 0.02)]
+    assert coloured_pixels() > 10
+    labels.clear()
+    assert coloured_pixels() == 0

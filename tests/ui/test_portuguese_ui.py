@@ -111,13 +111,17 @@ def test_spin_boxes_and_axis_ticks_follow_a_language_switch(qtbot, make_window):
 
     window = make_window(model_spec="demo", language="en")
     qtbot.waitUntil(lambda: window.last_state is not None, timeout=60_000)
+    window.docks["panel.portrait"].raise_()  # in sight: a panel behind a tab follows the language when shown
+    qtbot.waitUntil(lambda: not window._out_of_sight("panel.portrait"))
     portrait = window.panel("panel.portrait")
     spin = portrait.findChildren(QDoubleSpinBox)[0]
     spin.setValue(0.25)
     axis = portrait.findChildren(pg.PlotWidget)[0].getPlotItem().getAxis("left")
     assert spin.text() == "0.250" and axis.tickStrings([0.5, 1.0], 1.0, 0.5) == ["0.5", "1.0"]
     window.set_language("pt_BR")
-    assert spin.text() == "0,250" and axis.tickStrings([0.5, 1.0], 1.0, 0.5) == ["0,5", "1,0"]
+    qtbot.waitUntil(lambda: spin.text() == "0,250")  # the panels in sight follow one per turn
+    assert axis.tickStrings([0.5, 1.0], 1.0, 0.5) == ["0,5", "1,0"]
     assert axis.tickStrings([0.0001, 25000.0], 1.0, 0.5) == ["0,0001", "25000"]
     window.set_language("en")
-    assert spin.text() == "0.250" and spin.value() == 0.25
+    qtbot.waitUntil(lambda: spin.text() == "0.250")
+    assert spin.value() == 0.25

@@ -143,6 +143,7 @@ class MainWindow(QMainWindow):
         panel: Panel = self.dock_layout.classes[panel_id](holder)
         holder.layout().addWidget(panel)
         self.panels[panel_id] = panel
+        panel.language_later = self.redraw.language_later
         connect_panel(self.session, panel, self)  # the session exists before any panel
         self.panel_built.emit(panel)
         self.redraw.panel_built(panel_id)
@@ -272,8 +273,7 @@ class MainWindow(QMainWindow):
         self.redraw.catch_up_all()
 
     def _out_of_sight(self, panel_id: str) -> bool:
-        # as QDockWidget.visibilityChanged last said (a dock behind a tab keeps isVisible());
-        # none said yet (the window not shown): in sight
+        # as QDockWidget.visibilityChanged last said (a tabbed-away dock keeps isVisible()); none yet: in sight
         return not self._dock_visible.get(panel_id, True)
 
     def _on_state_shown(self, state) -> None:
@@ -313,8 +313,8 @@ class MainWindow(QMainWindow):
         self._dock_visible[panel_id] = visible
         if visible and panel_id not in self.panels and not self._shut_down:
             self.panel(panel_id)  # its first time in sight
-        if visible and panel_id in self.redraw.stale and not self._shut_down:
-            self.redraw.catch_up(panel_id)  # its first look at the newest state
+        if visible and self.redraw.waits(panel_id) and not self._shut_down:
+            self.redraw.catch_up(panel_id)  # its first look at the newest state (and language)
         if visible and panel_id != PanelId.TOKEN_EDITOR and self.isVisible():
             self._current_panel = panel_id
 

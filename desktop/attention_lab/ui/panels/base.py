@@ -11,6 +11,8 @@ and never call torch on the GUI thread for anything heavier than indexing.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import QMetaMethod, Slot
 from PySide6.QtWidgets import QWidget
 
@@ -29,6 +31,11 @@ class Panel(QWidget):
     panel_id: PanelId
     #: i18n key of the dock title
     title_key: str = ""
+    #: set by the window: called with the panel's id when the language changes, True when the
+    #: window re-labels the panel later (:meth:`RedrawScheduler.language_later`: all nine
+    #: re-labelled at once held the GUI thread 300-400 ms); None (a panel alone, in a test):
+    #: it follows the language at once
+    language_later: Callable[[str], bool] | None = None
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -54,6 +61,12 @@ class Panel(QWidget):
 
     @Slot(str)
     def _language_changed(self, _language: str) -> None:
+        if self.language_later is not None and self.language_later(self.panel_id):
+            return
+        self.follow_language()
+
+    def follow_language(self) -> None:
+        """Re-label the panel and its numbers in the current language."""
         number_format.follow_language(self)
         self.retranslate()
 

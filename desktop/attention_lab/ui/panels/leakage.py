@@ -29,7 +29,7 @@ from attention_lab.ui.strings import leakage as _texts  # noqa: F401 -- register
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import HeatImage, configure_map_plot, fit_token_ticks, hatch_overlay, overlay_item
-from attention_lab.ui.panels.panel_kit import TextPool, explanation_label
+from attention_lab.ui.panels.panel_kit import UpwardLabels, explanation_label
 from attention_lab.ui.panels.plot_setters import nice_ceiling, plain_axes, set_ticks, set_view_range, show_grid
 
 
@@ -97,7 +97,8 @@ class LeakagePanel(Panel):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
 
         self.bar_plot = pg.PlotWidget(self, background="w", enableMenu=False)
-        self.zero_labels = TextPool(self.bar_plot.getPlotItem(), anchor=(0, 0.5), angle=90)
+        self.zero_labels = UpwardLabels()
+        self.bar_plot.getPlotItem().addItem(self.zero_labels)
         self.bar_plot.setMinimumHeight(130)
         bp = self.bar_plot.getPlotItem()
         bp.hideButtons()
@@ -318,7 +319,8 @@ class LeakagePanel(Panel):
         # every label after the first paint and painted the plot twice)
         top = nice_ceiling(1.3 * float(max(causal.max(initial=0.0), bidi.max(initial=0.0))), smallest=1e-6)
         zeros = np.flatnonzero(causal == 0) if n <= ZERO_LABEL_LIMIT else []
-        self.zero_labels.show((tr("leakage.exact_zero"), float(i) - 0.2, top * 0.015, CAUSAL_COLOUR) for i in zeros)
+        self.zero_labels.show_labels(((tr("leakage.exact_zero"), float(i) - 0.2, top * 0.015, CAUSAL_COLOUR) for i in zeros),
+                                     height=top)
         fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
         set_view_range(bp, (-0.6, n - 0.4), (0, top))
         self._render_summary(causal, bidi)
