@@ -13,6 +13,7 @@ at once held the GUI thread 300-400 ms).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import traceback
 from typing import Callable
@@ -24,6 +25,9 @@ from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
 
 log = logging.getLogger(__name__)
+
+
+_schedulers = itertools.count(1)  # never reused, unlike id(): a new window is a new key
 
 
 class RedrawScheduler(QObject):
@@ -39,6 +43,7 @@ class RedrawScheduler(QObject):
         parent: QObject | None = None,
     ):
         super().__init__(parent)
+        self.serial = next(_schedulers)  # whose objects gc_pause froze (with the model's serial)
         self.panels = panels
         self.out_of_sight = out_of_sight
         self.on_error = on_error
@@ -140,5 +145,5 @@ class RedrawScheduler(QObject):
         self.last_state = state
         model = getattr(state, "model", None)  # (a test's stand-in state has none)
         if model is not None:
-            gc_pause.freeze_long_lived(model.serial)  # a full collection no longer stalls a later redraw
+            gc_pause.freeze_long_lived((self.serial, model.serial))  # a full collection no longer stalls a later redraw
         self.round_done.emit(state)
