@@ -7,9 +7,9 @@ allocation counters say so: in the middle of a redraw as likely as anywhere.  Wh
 once a model's first analysis is drawn (modules, the model, the window) lives as long as the
 model does, so :func:`freeze_long_lived` moves it out of the collector's sight (``gc.freeze``)
 and later collections walk only what was made since.  Frozen objects are still freed by
-reference counting; only garbage in reference cycles would stay, so the next model's first
-drawing thaws everything, collects once (the previous model's cycles: a model switch is a
-slow moment anyway) and freezes again.
+reference counting; only garbage in reference cycles would stay, so the first drawing of
+another model or in another window thaws everything, collects once (the previous one's
+cycles: a model switch is a slow moment anyway) and freezes again.
 """
 
 from __future__ import annotations
