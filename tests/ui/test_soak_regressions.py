@@ -59,6 +59,42 @@ def test_a_mode_picked_in_the_mask_table_counts_as_the_learners_pick(driver, qtb
     assert mask.selected_mode() == "-inf"
 
 
+def test_a_replacement_typed_into_an_emptied_text_keeps_type_some_text(driver):
+    """Soak step 1645 (shrunk from 54 steps): with the field emptied, the chips still show the last
+    text; a word typed as a replacement hid "type some text" (and was kept for the next text).  The
+    first one went unseen (the session's new request said "type some text" again); the same word
+    again changed nothing in the session, so the notice stayed hidden over an empty field."""
+    replay(driver, [
+        ("clear_text", {}),
+        ("type_replacement", {"word": " the"}),
+        ("type_replacement", {"word": " the"}),
+        ("pick_guess", {"index": 1}),  # a guess of the old text: no replacement either
+    ])
+    assert driver.window.session.replacement_id is None  # the next text starts without one
+    replay_more(driver, [("type_text", {"typed": " x"})])
+    assert driver.window.last_state.text == " x" and driver.window.session.replacement_id is None
+
+
+def test_a_full_context_out_of_sight_follows_a_language_switch_when_shown(driver):
+    """Soak step 1889: a wrong invariant, not an app bug.  The KV panel, out of sight behind the
+    heads' tab, said "the text fills the context" in English after a switch to Portuguese: a panel
+    out of sight follows the language when it is shown (it did, at once), and the check compared
+    its words before that."""
+    from attention_lab.ui.i18n import tr
+
+    replay(driver, [
+        ("open_tab", {"panel_id": "panel.kvbench"}),
+        ("paste_text", {"name": "context_long"}),
+        ("open_tab", {"panel_id": "panel.head_grid"}),  # the KV panel goes out of sight
+        ("set_language", {"code": "pt_BR"}),
+        ("open_tab", {"panel_id": "panel.kvbench"}),
+    ])
+    kv = driver.window.panel("panel.kvbench")
+    n_positions = driver.window.session.model.lens.config.n_positions
+    assert kv.message.text() == tr("kvbench.no_room", ctx=n_positions)
+    assert kv.message.text().startswith("O texto ocupa todo o contexto")
+
+
 def replay_more(driver: LearnerDriver, steps) -> None:
     """Further steps on the current window (no reset), each checked like ``replay``'s."""
     from attention_lab.ui.learner_checks import FaultTrap, window_problems
