@@ -196,6 +196,7 @@ def test_an_english_detail_is_a_separate_tail_in_portuguese(qtbot, session, port
     qtbot.waitUntil(lambda: session.model is not None, timeout=60_000)
     message = _failure(qtbot, session, str(folder))
     assert message.endswith(" Detalhes: " + detail), message
+    assert "(truncado ou corrompido). O modelo anterior" in message  # two sentences, not run together
     assert "continua ativo" in message.partition(" Detalhes: ")[0]
     translator.set_language("en")
     assert _reason(caught.value) == str(caught.value)  # English: the core's line, nothing apart
@@ -275,3 +276,16 @@ def test_a_small_size_is_written_in_kilobytes():
 
     assert download_size(48_200, "pt_BR") == "48 kB"
     assert download_size(1_234_567, "pt_BR") == "1,2 MB" and download_size(1_234_567, "en") == "1.2 MB"
+
+
+def test_the_error_dialog_is_closed_in_portuguese(qtbot, portuguese):
+    """Its Close button was Qt's own English word ("Close") in a Portuguese dialog."""
+    from attention_lab.ui.errors import ErrorDialog
+
+    dialog = ErrorDialog()
+    qtbot.addWidget(dialog)
+    dialog.set_error("não foi possível …")
+    assert dialog.close_button.text() == "Fechar"
+    translator.set_language("en")
+    dialog.retranslate()
+    assert dialog.close_button.text() == "Close"

@@ -46,7 +46,8 @@ from attention_lab.core.models import ModelLoadError
 from attention_lab.core.pipeline import AnalysisRequest, EmptyTextError, compute_analysis
 from attention_lab.core.pooling import PREVIEW_PIXELS
 from attention_lab.ui.i18n import tr
-from attention_lab.ui.strings.core_messages import core_message, with_details  # (registers the texts too)
+from attention_lab.ui.model_label import model_label
+from attention_lab.ui.strings.core_messages import core_message, then, with_details  # (registers the texts too)
 from attention_lab.ui.strings import session as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.worker import InferenceWorker, Job
 
@@ -346,7 +347,7 @@ class Session(QObject):
         reason, detail = _reason_parts(exc)
         message = tr("session.model_failed", spec=spec, reason=reason)
         if self.model is not None:
-            message += " " + tr("session.model_kept", name=self.model.name)
+            message = then(message, tr("session.model_kept", name=model_label(self.model)))  # the demo's name in the language
         self.model_failed.emit(spec, with_details(reason, detail))
         self.error.emit(with_details(message, detail), details)
 

@@ -122,8 +122,11 @@ def core_message(key: str, values: dict[str, str]) -> tuple[str, str]:
     return sentence, detail
 
 
+def then(message: str, sentence: str) -> str:
+    """``sentence`` after ``message``, with the full stop ``message`` may lack (a core clause has none)."""
+    return f"{message}{' ' if message.endswith(('.', '!', '?')) else '. '}{sentence}"
+
+
 def with_details(message: str, detail: str) -> str:
     """``message``, then the English ``detail`` as a sentence of its own, "Details: …" (nothing when there is none)."""
-    if not detail:
-        return message
-    return f"{message}{' ' if message.endswith(('.', '!', '?')) else '. '}{tr('core.details', detail=detail)}"
+    return then(message, tr("core.details", detail=detail)) if detail else message
