@@ -55,7 +55,7 @@ def test_a_mode_picked_in_the_mask_table_counts_as_the_learners_pick(driver, qtb
     row = mask.mode_choice.currentIndex()
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(row, 0)).center())
     driver.intent.mask_mode = "-inf"
-    replay_more(driver, [("tour_close", {})])
+    replay_more(driver, "tour_close", {})
     assert mask.selected_mode() == "-inf"
 
 
@@ -71,7 +71,7 @@ def test_a_replacement_typed_into_an_emptied_text_keeps_type_some_text(driver):
         ("pick_guess", {"index": 1}),  # a guess of the old text: no replacement either
     ])
     assert driver.window.session.replacement_id is None  # the next text starts without one
-    replay_more(driver, [("type_text", {"typed": " x"})])
+    replay_more(driver, "type_text", {"typed": " x"})
     assert driver.window.last_state.text == " x" and driver.window.session.replacement_id is None
 
 
@@ -95,14 +95,12 @@ def test_a_full_context_out_of_sight_follows_a_language_switch_when_shown(driver
     assert kv.message.text().startswith("O texto ocupa todo o contexto")
 
 
-def replay_more(driver: LearnerDriver, steps) -> None:
-    """Further steps on the current window (no reset), each checked like ``replay``'s."""
+def replay_more(driver: LearnerDriver, action: str, arguments: dict) -> None:
+    """One more step on the current window (no reset), checked like ``replay``'s steps."""
     from attention_lab.ui.learner_checks import FaultTrap, window_problems
+    from attention_lab.ui.learner_driver import act
 
     with FaultTrap() as trap:
-        for action, arguments in steps:
-            driver.dismiss_error()
-            getattr(driver, action)(**arguments)
-            driver.settle()
-            problems = trap.take() + window_problems(driver)
-            assert not problems, f"after {action}{arguments}: " + "\n".join(problems)
+        act(driver, action, **arguments)
+        problems = trap.take() + window_problems(driver)
+    assert not problems, f"after {action}{arguments}: " + "\n".join(problems)
