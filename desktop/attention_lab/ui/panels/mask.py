@@ -78,6 +78,9 @@ class MaskPanel(Panel):
     error_raised = Signal(str, str)
     modes_ready = Signal()  # the mode table holds numbers for the current state
     modes_wanted = Signal(object)  # AnalysisState: measure its five mask modes (Session.measure_mask_modes)
+    #: the learner picked a mode (the list or the table), even the one already selected: the
+    #: tour gives back the learner's last pick, and a pick that changes nothing is still one
+    mode_picked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -131,6 +134,7 @@ class MaskPanel(Panel):
         for mode in MODES:
             self.mode_choice.addItem(mode, mode)
         self.mode_choice.currentIndexChanged.connect(self._on_mode_changed)
+        self.mode_choice.activated.connect(lambda _i: self.mode_picked.emit(self.selected_mode()))
         self.table = QTableWidget(len(MODES), 5, self.why_box)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -139,7 +143,7 @@ class MaskPanel(Panel):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self.table.cellClicked.connect(lambda r, _c: self.mode_choice.setCurrentIndex(r))
+        self.table.cellClicked.connect(self._row_clicked)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setWordWrap(False)
@@ -248,6 +252,10 @@ class MaskPanel(Panel):
     # ------------------------------------------------------------------ the mask itself
     def selected_mode(self) -> str:
         return str(self.mode_choice.currentData())
+
+    def _row_clicked(self, row: int, _column: int) -> None:
+        self.mode_choice.setCurrentIndex(row)
+        self.mode_picked.emit(self.selected_mode())
 
     def set_mode(self, mode: str) -> None:
         self.mode_choice.setCurrentIndex(MODES.index(MaskMode.parse(mode).value))
