@@ -17,7 +17,7 @@ import torch
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QObject, Qt, Signal  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, Qt, Signal  # noqa: E402
 
 from attention_lab.core.analysis import (  # noqa: E402
     head_portrait,
@@ -210,6 +210,38 @@ def test_mask_panel_computes_only_when_visible(qtbot, state):
     assert runner.submitted == [MASK_MODES]
     panel.show_state(state)  # same text, same edit: no recompute
     assert runner.submitted == [MASK_MODES]
+
+
+class _Paints(QObject):
+    """Counts the paints of the widget it filters."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, _obj, event):  # noqa: N802 -- Qt's name
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
+def test_mask_panel_asks_for_its_modes_after_its_first_paint(qtbot, state):
+    """Shown, the panel paints first and asks the worker after: asked at once, the worker's model
+    passes held the GIL through the tab's first paint (a 130-150 ms stall, issue 19)."""
+    runner = SyncRunner()
+    panel = MaskPanel()
+    qtbot.addWidget(panel)
+    serve(panel, runner)
+    panel.show_state(state)
+    paints = _Paints()
+    panel.grid_plot.viewport().installEventFilter(paints)
+    paints_when_asked = []
+    panel.modes_wanted.connect(lambda _state: paints_when_asked.append(paints.count))
+    panel.show()
+    assert runner.submitted == []  # not during the show itself
+    qtbot.waitUntil(lambda: runner.submitted == [MASK_MODES], timeout=LONG)
+    assert paints_when_asked and paints_when_asked[0] > 0  # the grid was on screen before the ask
+    assert panel.mode_details() is not None
 
 
 # ---------------------------------------------------------------------------- portrait

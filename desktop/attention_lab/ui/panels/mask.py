@@ -243,7 +243,7 @@ class MaskPanel(Panel):
 
     def showEvent(self, event) -> None:  # noqa: N802 -- a hidden panel computes when it is shown
         super().showEvent(event)
-        self._request_modes()
+        self.ask_after_shown(self._request_modes)
 
     # ------------------------------------------------------------------ the mask itself
     def selected_mode(self) -> str:

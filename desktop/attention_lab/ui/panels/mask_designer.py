@@ -278,7 +278,7 @@ class MaskDesignerPanel(Panel):
 
     def showEvent(self, event) -> None:  # noqa: N802 -- a hidden panel measures when it is shown
         super().showEvent(event)
-        self._request_report()
+        self.ask_after_shown(self._request_report)
 
     def retranslate(self) -> None:
         self.explain.setText(tr("designer.explain") if self._state is not None else tr("designer.empty"))
