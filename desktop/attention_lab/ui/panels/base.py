@@ -20,12 +20,13 @@ from attention_lab.ui import number_format
 from attention_lab.ui.i18n import translator
 from attention_lab.ui.panels.ids import PanelId
 
-#: a panel that computes when it is shown asks this long after the show: once the layout and
-#: paint its showing queued are done (they run on the next turn of the event loop, before any
-#: timer this long).  Asked at once, the worker's model passes held the GIL all through that
-#: first paint (hundreds of Python calls back from Qt, each waiting its turn): the Mask tab's
-#: first opening stalled 130-150 ms for ~40 ms of the GUI thread's own work (issue 19).
-ASK_AFTER_SHOWN_MS = 40
+#: a panel that asks the worker about what it just drew (or showed) asks this long after: once
+#: the layout and paint that drawing queued are done (they run on the next turn of the event
+#: loop, before any timer this long).  Asked at once, the worker's model passes held the GIL
+#: all through that paint (hundreds of Python calls back from Qt, each waiting its turn): the
+#: Mask tab opened after an edit stalled 130-150 ms for ~40 ms of the GUI thread's own work
+#: (issue 19).
+ASK_AFTER_PAINT_MS = 40
 
 
 class Panel(QWidget):
@@ -121,10 +122,10 @@ class Panel(QWidget):
         so no turn waits for a whole panel; a part is also built when it is first shown."""
         return False
 
-    def ask_after_shown(self, request: Callable[[], None]) -> None:
-        """Call ``request`` (a panel's ask for work on what it shows) once the paint of its
-        showing is done: from ``showEvent``, so the first look is not slowed by the worker."""
-        QTimer.singleShot(ASK_AFTER_SHOWN_MS, self, request)
+    def ask_after_paint(self, request: Callable[[], None]) -> None:
+        """Call ``request`` (a panel's ask for work on what it shows) once the paint of what it
+        just drew or showed is done, so that paint does not wait for the worker."""
+        QTimer.singleShot(ASK_AFTER_PAINT_MS, self, request)
 
     def session_ready(self) -> None:
         """Called once the session listens to this panel's intents (panels that ask for work
