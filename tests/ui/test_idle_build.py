@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from attention_lab.ui.docks import FIRST_VIEW_PANELS
+from attention_lab.ui import idle_build
 from attention_lab.ui.idle_build import install_idle_build
 
 TIMEOUT_MS = 60000
@@ -38,7 +39,7 @@ def test_idle_build_leaves_every_panel_built_drawn_and_working(qtbot, make_windo
 def test_idle_build_waits_for_an_analysis_being_drawn(qtbot, make_window):
     window = make_window()
     builder = install_idle_build(window, start_delay_ms=10_000, turn_ms=5)
-    qtbot.waitUntil(lambda: window.last_state is not None, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.last_state is not None and not window.session.worker.busy, timeout=TIMEOUT_MS)
     redraw = window.redraw
     redraw.showing = object()  # a newer state's round under way
     try:
@@ -49,7 +50,9 @@ def test_idle_build_waits_for_an_analysis_being_drawn(qtbot, make_window):
     builder.step()  # now it builds one panel ...
     built = [pid for pid in window.docks if pid not in FIRST_VIEW_PANELS and window.built_panel(pid) is not None]
     assert len(built) == 1
-    builder.step()  # ... and draws it on the next turn
+    builder.step()  # ... shows it on the next turn ...
+    builder.step()  # ... and draws it on the one after
+    assert builder.steps[-2:] == [("show", built[0]), ("draw", built[0])]
     assert built[0] not in window.panels_waiting
 
 
@@ -69,14 +72,42 @@ def test_one_unit_per_turn_and_the_window_keeps_its_minimum_size(qtbot, make_win
         assert len(builder.steps) - before <= 1  # at most one unit of work per turn
         qtbot.wait(1)  # the turn's layout requests handled
         assert window.minimumSizeHint() == minimum, builder.steps[-1]
-        assert turns < 100
-    kinds = [kind for kind, _pid in builder.steps]
+        assert turns < 100 + 6 * idle_build.WORKER_WAIT_TURNS  # (the waits for the worker: bounded)
+    kinds = [kind for kind, _pid in builder.steps if kind != "wait"]
     hidden = [pid for pid in window.docks if pid not in FIRST_VIEW_PANELS]
-    assert kinds.count("build") == len(hidden) and kinds.count("draw") == len(hidden)
+    assert kinds.count("build") == kinds.count("show") == kinds.count("draw") == len(hidden)
     # the stability tab, in turns of its own: its words and a map, the other map, the colour bar
-    kv = builder.steps.index(("build", "panel.kvbench"))
-    assert builder.steps[kv + 1: kv + 5] == [("draw", "panel.kvbench")] + [("part", "panel.kvbench")] * 3
+    kv = [step for step in builder.steps if step[1] == "panel.kvbench" and step[0] != "wait"]
+    assert kv == [("build", "panel.kvbench"), ("show", "panel.kvbench"), ("draw", "panel.kvbench")] + [
+        ("part", "panel.kvbench")] * 3
     assert not window.built_panel("panel.kvbench").build_later_part()  # nothing left
+    # the mask's two bar plots, one per turn
+    assert [step for step in builder.steps if step[1] == "panel.mask" and step[0] != "wait"] == [
+        ("build", "panel.mask"), ("show", "panel.mask"), ("draw", "panel.mask")] + [("part", "panel.mask")] * 2
+    assert not window.built_panel("panel.mask").build_later_part()
+
+
+def test_a_panel_is_shown_on_the_turn_after_its_build_and_the_worker_is_waited_for(qtbot, make_window, monkeypatch):
+    """Built hidden, shown (polished, laid out) on a turn of its own; while the worker computes,
+    a step waits (its Python and the worker's would take the GIL by turns), for a while only."""
+    from attention_lab.ui.worker import InferenceWorker
+
+    window = make_window()
+    builder = install_idle_build(window, start_delay_ms=10_000, turn_ms=10_000)  # stepped by hand
+    qtbot.waitUntil(lambda: window.last_state is not None and not window.session.worker.busy, timeout=TIMEOUT_MS)
+    builder.step()
+    (kind, pid), = builder.steps
+    panel = window.built_panel(pid)
+    assert kind == "build" and panel.isHidden()
+    monkeypatch.setattr(InferenceWorker, "busy", property(lambda _self: True))  # a job running
+    for _turn in range(idle_build.WORKER_WAIT_TURNS):
+        builder.step()
+    assert builder.steps[1:] == [("wait", pid)] * idle_build.WORKER_WAIT_TURNS and panel.isHidden()
+    builder.step()  # waited long enough: on with it
+    assert builder.steps[-1] == ("show", pid) and not panel.isHidden()
+    monkeypatch.undo()
+    builder.step()
+    assert builder.steps[-1] == ("draw", pid)
 
 
 def test_the_kv_stability_tab_is_built_when_first_shown(qtbot, make_window):

@@ -4,12 +4,13 @@ The window builds only the panels in sight with itself (``docks.FIRST_VIEW_PANEL
 others cost 0.16 s of every start-up.  Built when their tab was first clicked, they made
 that click wait 0.2-0.5 s (the KV-cache panel's construction, the mask's first drawing:
 measured with the perf probe, issue 19).  Here, once the first analysis is on screen, a
-timer builds one such panel per turn of the event loop and, on the next turn, draws the
-newest analysis into it, then, one per turn, the parts the panel left for later
+timer builds one such panel per turn of the event loop, shows it (in its dock behind a tab:
+polished and laid out, out of sight) on the next turn, draws the newest analysis into it on
+the turn after, then, one per turn, the parts the panel left for later
 (:meth:`Panel.build_later_part`: the KV panel's stability tab, ~0.1 s), so the window
 answers input between every two steps and the first click on a tab only shows what
 exists.  It waits while an analysis is being drawn (the learner's edit comes first) and
-stops when every panel is built and drawn.
+while the worker computes (for a while), and stops when every panel is built and drawn.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from attention_lab.ui.panels.ids import PanelId
 
 START_DELAY_MS = 400  # after the first analysis is drawn: its repaint and the first input come first
 TURN_MS = 60  # between two steps: time for input, repaints and the heartbeat of a frame or three
+#: turns a step waits for the worker to finish (what a drawn panel asked for: the mask's modes,
+#: the portrait's induction scores...) before it runs anyway (a benchmark may run for minutes)
+WORKER_WAIT_TURNS = 25
 
 
 class IdleBuilder(QObject):
@@ -32,10 +36,14 @@ class IdleBuilder(QObject):
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self.step)
-        self._to_draw: PanelId | None = None  # built on the last turn, drawn on this one
+        self._to_show: PanelId | None = None  # built (hidden) on the last turn, shown on this one
+        self._to_draw: PanelId | None = None  # shown on the last turn, drawn on this one
         self._parts_of: PanelId | None = None  # drawn: its later parts are built, one per turn
-        self.steps: list[tuple[str, PanelId]] = []  # ("build" | "draw" | "part", panel): what each turn did
+        # ("build" | "show" | "draw" | "part" | "wait", panel): what each turn did ("wait": for the
+        # worker, before the step for that panel, None: before the next build)
+        self.steps: list[tuple[str, PanelId | None]] = []
         self.done = False
+        self._worker_waits = 0  # turns the current step has waited for the worker
         window.state_shown.connect(self._state_shown)
 
     def _state_shown(self, _state) -> None:
@@ -52,6 +60,23 @@ class IdleBuilder(QObject):
         if self.done or redraw.stopped:
             return
         if redraw.showing is not redraw.last_state:  # an analysis being drawn: after it
+            self.timer.start(self.turn_ms)
+            return
+        if window.session.worker.busy and self._worker_waits < WORKER_WAIT_TURNS:
+            # after the worker's job: its model passes and this turn's Python would hold the GIL
+            # by turns, each of the GUI thread's calls back from Qt waiting for it (a step of
+            # 20-30 ms of CPU stalled 100-300 ms while the mask's modes were measured)
+            self._worker_waits += 1
+            self.steps.append(("wait", self._to_show or self._to_draw or self._parts_of))
+            self.timer.start(self.turn_ms)
+            return
+        self._worker_waits = 0
+        if self._to_show is not None:
+            pid, self._to_show, self._to_draw = self._to_show, None, self._to_show
+            panel = window.built_panel(pid)
+            if panel is not None and panel.isHidden():
+                panel.show()  # (a tab behind another is "visible" to Qt: its panel is polished and laid out now)
+            self.steps.append(("show", pid))
             self.timer.start(self.turn_ms)
             return
         if self._to_draw is not None:
@@ -78,8 +103,11 @@ class IdleBuilder(QObject):
                     return
             self.done = True
             return
-        window.panel(pending[0])
-        self._to_draw = pending[0]
+        # built hidden: showing it (Qt's polish and layout of every new widget, pyqtgraph's resize
+        # handling) took as long again as building it, in the same turn (the KV panel: 25 + 40 ms
+        # of CPU); it gets a turn of its own
+        window.panel(pending[0]).hide()
+        self._to_show = pending[0]
         self.steps.append(("build", pending[0]))
         self.timer.start(self.turn_ms)
 

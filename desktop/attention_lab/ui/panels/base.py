@@ -13,12 +13,20 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QMetaMethod, Slot
+from PySide6.QtCore import QMetaMethod, QTimer, Slot
 from PySide6.QtWidgets import QWidget
 
 from attention_lab.ui import number_format
 from attention_lab.ui.i18n import translator
 from attention_lab.ui.panels.ids import PanelId
+
+#: a panel that asks the worker about what it just drew (or showed) asks this long after: once
+#: the layout and paint that drawing queued are done (they run on the next turn of the event
+#: loop, before any timer this long).  Asked at once, the worker's model passes held the GIL
+#: all through that paint (hundreds of Python calls back from Qt, each waiting its turn): the
+#: Mask tab opened after an edit stalled 130-150 ms for ~40 ms of the GUI thread's own work
+#: (issue 19).
+ASK_AFTER_PAINT_MS = 40
 
 
 class Panel(QWidget):
@@ -113,6 +121,11 @@ class Panel(QWidget):
         any; True if one was built.  The idle builder calls it one part per event-loop turn,
         so no turn waits for a whole panel; a part is also built when it is first shown."""
         return False
+
+    def ask_after_paint(self, request: Callable[[], None]) -> None:
+        """Call ``request`` (a panel's ask for work on what it shows) once the paint of what it
+        just drew or showed is done, so that paint does not wait for the worker."""
+        QTimer.singleShot(ASK_AFTER_PAINT_MS, self, request)
 
     def session_ready(self) -> None:
         """Called once the session listens to this panel's intents (panels that ask for work

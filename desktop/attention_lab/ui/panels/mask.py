@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -55,6 +55,9 @@ from attention_lab.ui.panels.plot_setters import set_title, set_view_range, show
 
 ASCII_LIMIT = 48  # the print gets unreadable beyond this many tokens; the grid shows them all
 CELL_TEXT_LIMIT = 16  # "0" / "−∞" written in the grid's cells up to this many tokens
+BAR_PLOT_MIN_WIDTH = 150  # side by side, each at make_plot's 220 px: wider than a laptop's dock
+BAR_PLOT_MIN_HEIGHT = 180  # make_plot's
+BAR_PLOTS_SPACING = 6
 
 
 MODES = [m.value for m in MaskMode]
@@ -156,26 +159,16 @@ class MaskPanel(Panel):
         self.selected_text.setWordWrap(True)
         self.selected_text.setTextFormat(Qt.TextFormat.RichText)
 
-        self.sums_plot = make_plot(self.why_box)
-        show_grid(self.sums_plot, y=True, alpha=0.25)
-        self.sums_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=(70, 130, 180))
-        self.sums_plot.addItem(self.sums_bars)
-        self.sums_spread = pg.ErrorBarItem(x=np.array([]), y=np.array([]), pen=pg.mkPen(30, 30, 30))
-        self.sums_plot.addItem(self.sums_spread)
-        self.sums_plot.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen((200, 40, 40), width=1.5, style=Qt.PenStyle.DashLine)))
-        self.leak_plot = make_plot(self.why_box)
-        show_grid(self.leak_plot, y=True, alpha=0.25)
-        self.leak_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=(214, 39, 40))
-        self.leak_plot.addItem(self.leak_bars)
-        self.edit_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
-        self.edit_line.setPos(-10)
-        self.leak_plot.addItem(self.edit_line)
-        self._leak_texts = TextPool(self.leak_plot, anchor=(0.5, 1.0))
-        for plot in (self.sums_plot, self.leak_plot):  # side by side, each at make_plot's 220 px: wider than a laptop's dock
-            plot.setMinimumWidth(150)
-        plots = QHBoxLayout()
-        plots.addWidget(self.sums_plot)
-        plots.addWidget(self.leak_plot)
+        # the two bar plots: built later, one per idle turn (build_later_part), or both on the
+        # turn after the panel's first paint if it came into sight before: each plot is ~12 ms of the GUI thread, the whole panel in one turn was the idle
+        # build's longest step (66 ms of CPU, issue 19).  Their box holds their room meanwhile,
+        # so nothing moves (nor the window's minimum size) when they arrive.
+        self.bar_plots = QWidget(self.why_box)
+        self.bar_plots.setMinimumSize(2 * BAR_PLOT_MIN_WIDTH + BAR_PLOTS_SPACING, BAR_PLOT_MIN_HEIGHT)
+        self.bar_plots_row = QHBoxLayout(self.bar_plots)
+        self.bar_plots_row.setContentsMargins(0, 0, 0, 0)
+        self.bar_plots_row.setSpacing(BAR_PLOTS_SPACING)
+        self._bar_plots_built = 0  # how many of the two (sums, leak)
 
         mode_row = QHBoxLayout()
         mode_row.addWidget(self.mode_label)
@@ -186,7 +179,7 @@ class MaskPanel(Panel):
         why_layout.addWidget(self.status)
         why_layout.addLayout(mode_row)
         why_layout.addWidget(self.selected_text)
-        why_layout.addLayout(plots, 1)
+        why_layout.addWidget(self.bar_plots, 1)
 
         for choice in (self.ascii_choice, self.mode_choice):  # long mode names would set the panel's minimum
             choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -200,6 +193,53 @@ class MaskPanel(Panel):
         layout.addWidget(self.explain)
         layout.addWidget(splitter, 1)
         self.retranslate()
+
+    # ------------------------------------------------------------------ built later
+    def build_later_part(self) -> bool:
+        """Build the next of the two bar plots if one is missing (one idle turn's work)."""
+        if self._bar_plots_built == 2:
+            return False
+        self._build_bar_plot()
+        return True
+
+    def _build_bar_plot(self) -> None:
+        """The row sums' plot, then the leak's; with the second, both are labelled and drawn."""
+        if self._bar_plots_built == 0:
+            self.sums_plot = make_plot(self.bar_plots)
+            show_grid(self.sums_plot, y=True, alpha=0.25)
+            self.sums_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=(70, 130, 180))
+            self.sums_plot.addItem(self.sums_bars)
+            self.sums_spread = pg.ErrorBarItem(x=np.array([]), y=np.array([]), pen=pg.mkPen(30, 30, 30))
+            self.sums_plot.addItem(self.sums_spread)
+            self.sums_plot.addItem(
+                pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen((200, 40, 40), width=1.5, style=Qt.PenStyle.DashLine)))
+            plot = self.sums_plot
+        else:
+            self.leak_plot = make_plot(self.bar_plots)
+            show_grid(self.leak_plot, y=True, alpha=0.25)
+            self.leak_bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=(214, 39, 40))
+            self.leak_plot.addItem(self.leak_bars)
+            self.edit_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
+            self.edit_line.setPos(-10)
+            self.leak_plot.addItem(self.edit_line)
+            self._leak_texts = TextPool(self.leak_plot, anchor=(0.5, 1.0))
+            plot = self.leak_plot
+        plot.setMinimumWidth(BAR_PLOT_MIN_WIDTH)
+        self.bar_plots_row.addWidget(plot)
+        self._bar_plots_built += 1
+        if self._bar_plots_built == 2:
+            self._label_bar_plots()
+            self._fill_selected(self.mode_details())
+
+    def _build_bar_plots(self) -> None:
+        while self._bar_plots_built < 2:
+            self._build_bar_plot()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 -- in sight before the idle turns built its plots
+        # (a tab behind another is "visible" to Qt but never paints: painting is being in sight)
+        super().paintEvent(event)
+        if self._bar_plots_built < 2:
+            QTimer.singleShot(0, self, self._build_bar_plots)  # not inside a paint: on the next turn
 
     # ------------------------------------------------------------------ wiring
     def session_ready(self) -> None:
@@ -217,7 +257,7 @@ class MaskPanel(Panel):
         self.explain.setText(tr("mask.explain"))
         self._fill_grid()
         self._fill_ascii_choices()
-        self._request_modes()
+        self.ask_after_paint(self._request_modes)
         self._fill_why()
 
     def retranslate(self) -> None:
@@ -231,12 +271,7 @@ class MaskPanel(Panel):
         self.table.setHorizontalHeaderLabels(
             [tr(k) for k in ("mask.col.mode", "mask.col.row_sums", "mask.col.future", "mask.col.leak", "mask.col.verdict")]
         )
-        for plot, y_key, x_key in (
-            (self.sums_plot, "mask.rowsums.y", "mask.position"),
-            (self.leak_plot, "mask.leak.y", "mask.leak.x"),
-        ):
-            plot.getPlotItem().setLabel("left", tr(y_key))
-            plot.getPlotItem().setLabel("bottom", tr(x_key))
+        self._label_bar_plots()
         if self.state is None:
             self.explain.setText(tr("mask.empty"))
         else:
@@ -245,9 +280,19 @@ class MaskPanel(Panel):
             self._fill_ascii_choices()
         self._fill_why()
 
+    def _label_bar_plots(self) -> None:
+        if self._bar_plots_built < 2:
+            return  # labelled when built
+        for plot, y_key, x_key in (
+            (self.sums_plot, "mask.rowsums.y", "mask.position"),
+            (self.leak_plot, "mask.leak.y", "mask.leak.x"),
+        ):
+            plot.getPlotItem().setLabel("left", tr(y_key))
+            plot.getPlotItem().setLabel("bottom", tr(x_key))
+
     def showEvent(self, event) -> None:  # noqa: N802 -- a hidden panel computes when it is shown
         super().showEvent(event)
-        self._request_modes()
+        self.ask_after_paint(self._request_modes)
 
     # ------------------------------------------------------------------ the mask itself
     def selected_mode(self) -> str:
@@ -419,6 +464,8 @@ class MaskPanel(Panel):
         self.table.blockSignals(False)
 
     def _fill_selected(self, details: dict[str, ModeDetail] | None) -> None:
+        if self._bar_plots_built < 2:
+            return  # drawn when built
         mode = self.selected_mode()
         name = tr(f"mask.mode.{mode}")
         set_title(self.sums_plot.getPlotItem(), tr("mask.rowsums.title"))

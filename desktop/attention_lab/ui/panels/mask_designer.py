@@ -268,7 +268,7 @@ class MaskDesignerPanel(Panel):
     def show_state(self, state) -> None:
         self._state = state
         self._fill_grid()
-        self._request_report()
+        self.ask_after_paint(self._request_report)
 
     def session_ready(self) -> None:
         self._request_report()
@@ -278,7 +278,7 @@ class MaskDesignerPanel(Panel):
 
     def showEvent(self, event) -> None:  # noqa: N802 -- a hidden panel measures when it is shown
         super().showEvent(event)
-        self._request_report()
+        self.ask_after_paint(self._request_report)
 
     def retranslate(self) -> None:
         self.explain.setText(tr("designer.explain") if self._state is not None else tr("designer.empty"))
