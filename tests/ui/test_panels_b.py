@@ -473,6 +473,32 @@ def test_kv_result_says_the_slopes_and_never_calls_a_small_gain_faster(qtbot, st
     assert list(panel.fitted_lines()["without-cache"][1]) == pytest.approx([1.1, 1.0 + 0.1 * (steps - 1)])
 
 
+def test_a_kv_result_relabels_the_legend_in_place(qtbot, state):
+    """A run's result changes the legend's slopes by re-wording its labels, not by clearing and
+    rebuilding the legend (a third of the GUI thread's work in the turn a run ended; issue 19);
+    a language switch re-words the same labels."""
+    steps = 20
+    flat = [1.0] * steps
+    panel = shown(qtbot, KVBenchPanel())
+    runner = CannedRunner(_kv_result(0.59, flat, [1.0 + 0.04 * i for i in range(steps)]))
+    serve(panel, runner)
+    panel.show_state(state)
+    assert [s.item for s, _label in panel.plot_legend.items] == [panel.curve_with, panel.curve_without]
+    assert panel.run_benchmark()
+    first = list(panel.plot_legend.items)
+    assert [s.item for s, _label in first] == [panel.curve_with, panel.curve_without, panel.fit_with, panel.fit_without]
+    assert "+0.04" in first[3][1].text
+    runner.result = _kv_result(2.5, flat, [1.0 + 0.1 * i for i in range(steps)])
+    assert panel.run_benchmark()
+    second = list(panel.plot_legend.items)
+    assert [(id(s), id(label)) for s, label in second] == [(id(s), id(label)) for s, label in first]  # the same items
+    assert "+0.1" in second[3][1].text and "+0.04" not in second[3][1].text
+    translator.set_language("pt_BR")
+    assert second[3][1].text.startswith("ajuste: +0,1")
+    assert [(id(s), id(label)) for s, label in panel.plot_legend.items] == [(id(s), id(label)) for s, label in first]
+    assert panel.plot_legend.items[0][1].text == tr("kvbench.with")
+
+
 def test_kv_model_choice_and_longer_run_reach_the_session(qtbot, state, tiny_model):
     """GPT-2 small's shapes: the session runs the job that builds that model on the worker, on
     the learner's text; its result is read with its own prompt and labelled random weights.

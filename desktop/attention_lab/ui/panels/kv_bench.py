@@ -371,13 +371,7 @@ class KVBenchPanel(Panel):
         pi.setLabel("bottom", tr("kvbench.plot.x"))
         pi.setLabel("left", tr("kvbench.plot.y"))
         pi.setTitle(tr("kvbench.plot.title"))
-        self.plot_legend.clear()
-        self.plot_legend.addItem(self.curve_with, tr("kvbench.with"))
-        self.plot_legend.addItem(self.curve_without, tr("kvbench.without"))
-        r = self._result
-        if r is not None:
-            for curve, slope in ((self.fit_with, r.slope_ms_with), (self.fit_without, r.slope_ms_without)):
-                self.plot_legend.addItem(curve, tr("kvbench.fit", slope=_ms(slope)))
+        self._fill_legend()
         self.results_box.setTitle(tr("kvbench.results"))
         for key, label in self._result_names.items():
             label.setText(tr(f"kvbench.{key}"))
@@ -387,6 +381,26 @@ class KVBenchPanel(Panel):
         self._fill_results()
         self._fill_cache_size()
         self._fill_stability()
+
+    def _fill_legend(self) -> None:
+        """The legend's entries: the two curves, and the fitted lines with their slopes once a run
+        has finished.  Same entries as shown: only the words change, in place -- a cleared and
+        rebuilt legend (new labels, its layout redone, the plot repainted around it) was a third of
+        the GUI thread's work when a run's result arrived (issue 19)."""
+        entries = [(self.curve_with, tr("kvbench.with")), (self.curve_without, tr("kvbench.without"))]
+        r = self._result
+        if r is not None:
+            for curve, slope in ((self.fit_with, r.slope_ms_with), (self.fit_without, r.slope_ms_without)):
+                entries.append((curve, tr("kvbench.fit", slope=_ms(slope))))
+        shown = self.plot_legend.items
+        if [sample.item for sample, _label in shown] == [curve for curve, _text in entries]:
+            for (_sample, label), (_curve, text) in zip(shown, entries):
+                if label.text != text:
+                    label.setText(text)
+            return
+        self.plot_legend.clear()
+        for curve, text in entries:
+            self.plot_legend.addItem(curve, text)
 
     def _retranslate_stability(self) -> None:
         if not self._stability_built:
@@ -535,7 +549,11 @@ class KVBenchPanel(Panel):
         self.progress.setValue(self.progress.maximum())
         self.progress.setFormat("%p%")
         self._draw_live()
-        self.retranslate()  # the legend's fitted slopes, the results
+        # what a result changes (the legend's fitted slopes, the results), not every text of the
+        # panel: a whole retranslate re-set ~30 labels and rebuilt the legend in the turn the run ended
+        self._fill_legend()
+        self._fill_results()
+        self._fill_cache_size()
         self._set_message(None)
         self._update_controls()
         identical = tr("kvbench.yes", k=result.new_tokens) if result.identical else tr("kvbench.no")
