@@ -114,6 +114,7 @@ class KVBenchPanel(Panel):
         self._bench: BenchPrompt | None = None
         self._live: dict[str, list[float]] = {"with-cache": [], "without-cache": []}
         self._live_rep = 0
+        self._live_top_ms = 0.0  # the slowest token of the running benchmark so far (ms): the time axis's top
         self._live_text_ids: list[int] = []
         self._last_step = None  # the latest progress step, shown at the next redraw
         self._generated_shown: list[int] | None = None  # the generated ids the text box shows
@@ -124,6 +125,10 @@ class KVBenchPanel(Panel):
         self._live_timer.setSingleShot(True)
         self._live_timer.setInterval(LIVE_REDRAW_MS)
         self._live_timer.timeout.connect(self._draw_live)
+        self._fit_timer = QTimer(self)  # a finished run's time axis, a turn after its curves
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self._fit_time_axis)
         self._message_key: str | None = "kvbench.idle"
         self._message_args: dict = {}
         self._stability = None
@@ -439,6 +444,7 @@ class KVBenchPanel(Panel):
             self._bench = dataclasses.replace(self._bench, tokenizer=None, random_weights=True)
         self._live = {"with-cache": [], "without-cache": []}
         self._live_rep = 0
+        self._live_top_ms = 0.0
         self._live_text_ids = []
         self._last_step = None
         self._generated_shown = None  # a new prompt: the text box is filled again
@@ -503,7 +509,9 @@ class KVBenchPanel(Panel):
             tr("kvbench.progress", mode=mode, i=step.index + 1, total=total, rep=step.repetition + 1, reps=self.repetitions.value())
         )
 
-    def _draw_live(self) -> None:
+    def _draw_live(self, fit_time_axis: bool = True) -> None:
+        """The curves as they are now.  ``fit_time_axis`` False: the time axis keeps a top it has
+        grown to (a finished run's curves, fitted in a turn of their own: :meth:`_fit_time_axis`)."""
         self._live_timer.stop()
         if self._running and self._last_step is not None:
             self._show_progress(self._last_step)
@@ -513,11 +521,24 @@ class KVBenchPanel(Panel):
             curve.setData(start + np.arange(len(ys), dtype=float), ys)
         self._draw_fits(start)
         top = max([max(v) for v in self._live.values() if v] or [0.0]) * 1000.0
+        if self._running or not fit_time_axis:
+            # while it runs the time axis only grows: each repetition starts its curves again from
+            # nothing, and a ceiling that followed them fell and rose 2-3 times a repetition, each
+            # time new ticks and a repaint of the whole plot (10-20 ms of the GUI thread; issue 19)
+            top = self._live_top_ms = max(self._live_top_ms, top)
         tokens = self.progress.maximum() // (2 * self.repetitions.value()) if self._running else max(map(len, self._live.values()))
         # the time axis starts at 0: a flat line must not look like a slope because of the zoom
         set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5), (0, time_ceiling(top * 1.08)))
         if self._live_text_ids != self._generated_shown:  # the text box re-lays its HTML out on each set
             self._fill_generated(self._live_text_ids)
+
+    def _fit_time_axis(self) -> None:
+        """A finished run's time axis, to the top of its curves (the fastest of each position's
+        repetitions: often a 1-2-5 step below what the live curves grew it to)."""
+        if self._running:
+            return  # a new run started in the meantime: its own axis
+        self._live_top_ms = 0.0
+        self._draw_live()
 
     def _draw_fits(self, start: int) -> None:
         """Each side's fitted line over steps 1 … N−1 of the finished run (none while running)."""
@@ -548,7 +569,11 @@ class KVBenchPanel(Panel):
         self._live_text_ids = list(result.generated_ids)
         self.progress.setValue(self.progress.maximum())
         self.progress.setFormat("%p%")
-        self._draw_live()
+        # the curves at once, on the axis they grew; the axis fitted to them in the next turn: a new
+        # range (ticks, grid, the whole plot repainted) on top of the results' texts and their layout
+        # made this the longest turn of a run (issue 19)
+        self._draw_live(fit_time_axis=False)
+        self._fit_timer.start()
         # what a result changes (the legend's fitted slopes, the results), not every text of the
         # panel: a whole retranslate re-set ~30 labels and rebuilt the legend in the turn the run ended
         self._fill_legend()
