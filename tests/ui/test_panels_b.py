@@ -17,7 +17,7 @@ import torch
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QObject, Qt, Signal  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, Qt, Signal  # noqa: E402
 
 from attention_lab.core.analysis import (  # noqa: E402
     head_portrait,
@@ -514,6 +514,36 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
     assert vb.viewRange()[1] == [0, 10.0]  # on the axis they grew
     qtbot.waitUntil(lambda: vb.viewRange()[1] == [0, time_ceiling(1.5 * 1.08)])  # then fitted: 2 ms
     assert vb.viewRange()[1] == [0, 2.0]
+
+
+def test_the_kv_progress_bar_is_painted_with_the_next_frame_not_at_once(qtbot, state):
+    """QProgressBar.setValue repaints synchronously (the bar and its parents behind it, 2-3 ms
+    per live redraw); the panel only marks it dirty, and the next frame shows the new step."""
+    panel = shown(qtbot, KVBenchPanel())
+    runner = HeldRunner(None)
+    serve(panel, runner)
+    panel.show_state(state)
+    panel.new_tokens.setValue(4)
+    panel.repetitions.setValue(1)
+    assert panel.run_benchmark()
+    qtbot.wait(50)
+    paints = []
+
+    class CountPaints(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                paints.append(obj)
+            return False
+
+    counter = CountPaints()
+    panel.progress.installEventFilter(counter)
+    runner.on_progress(KVStep("without-cache", 2, 0.003, 7, 0, 4))
+    panel._draw_live()  # what the redraw timer does
+    assert paints == []  # nothing painted inside the handler
+    assert panel.progress.value() == 4 + 3  # all of the cached side, 3 of the uncached
+    assert "3" in panel.progress.format() and "4" in panel.progress.format()
+    qtbot.waitUntil(lambda: len(paints) > 0)  # and the bar is painted with the next frame
+    panel.progress.removeEventFilter(counter)
 
 
 def test_a_kv_result_relabels_the_legend_in_place(qtbot, state):

@@ -503,11 +503,23 @@ class KVBenchPanel(Panel):
     def _show_progress(self, step) -> None:
         total = step.total or self.new_tokens.value()
         done = step.repetition * 2 * total + (0 if step.mode == "with-cache" else total) + step.index + 1
-        self.progress.setValue(done)
         mode = tr("kvbench.with") if step.mode == "with-cache" else tr("kvbench.without")
-        self.progress.setFormat(
-            tr("kvbench.progress", mode=mode, i=step.index + 1, total=total, rep=step.repetition + 1, reps=self.repetitions.value())
-        )
+        self._set_progress(done, tr("kvbench.progress", mode=mode, i=step.index + 1, total=total,
+                                    rep=step.repetition + 1, reps=self.repetitions.value()))
+
+    def _set_progress(self, value: int, text_format: str) -> None:
+        """The bar's value and words, painted with the rest of the window's next frame.
+
+        ``QProgressBar.setValue`` repaints at once (synchronously), the bar and the part of every
+        parent behind it: 2-3 ms of the GUI thread per live redraw, in a turn of its own before the
+        plot's (issue 19).  With updates off while both are set, the bar is only marked dirty."""
+        bar = self.progress
+        bar.setUpdatesEnabled(False)
+        try:
+            bar.setValue(value)
+            bar.setFormat(text_format)
+        finally:
+            bar.setUpdatesEnabled(True)  # (schedules the bar's repaint)
 
     def _draw_live(self, fit_time_axis: bool = True) -> None:
         """The curves as they are now.  ``fit_time_axis`` False: the time axis keeps a top it has
@@ -567,8 +579,7 @@ class KVBenchPanel(Panel):
         self._result_info = dict(model=self._bench.name, n=len(self._bench.ids), reps=result.repetitions)
         self._live = {"with-cache": list(result.per_token_with), "without-cache": list(result.per_token_without)}
         self._live_text_ids = list(result.generated_ids)
-        self.progress.setValue(self.progress.maximum())
-        self.progress.setFormat("%p%")
+        self._set_progress(self.progress.maximum(), "%p%")
         # the curves at once, on the axis they grew; the axis fitted to them in the next turn: a new
         # range (ticks, grid, the whole plot repainted) on top of the results' texts and their layout
         # made this the longest turn of a run (issue 19)
