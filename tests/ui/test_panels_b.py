@@ -482,7 +482,7 @@ class HeldRunner(CannedRunner):
 
 
 def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtbot, state):
-    """Each repetition starts its curves again: the live time axis keeps the top it has grown to
+    """Live curves are lines, a finished run's have a dot per token.  Each repetition starts its curves again: the live time axis keeps the top it has grown to
     (a new top is new ticks and a repaint of the whole plot; it fell and rose 2-3 times a
     repetition).  The finished run's curves are drawn on that axis, and the axis is fitted to
     them in the next turn of the event loop, apart from the results' texts (issue 19)."""
@@ -505,6 +505,8 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
                 panel._draw_live()  # what the redraw timer does
                 tops.append(vb.viewRange()[1][1])
     assert tops == sorted(tops)  # never lower while running
+    # lines only while it runs: each live redraw re-rendered and painted every dot of both curves
+    assert panel.curve_with.opts["symbol"] is None and panel.curve_without.opts["symbol"] is None
     assert tops[-1] == time_ceiling(9.0 * 1.08) == 10.0
     assert len([r for r in ranges if r is not None]) <= 3  # the run's start, 3 ms and 9 ms: not per repetition
     result = _kv_result(2.0, [1.0] * 4, [1.5] * 4)  # each position's fastest: 1.5 ms at most
@@ -514,6 +516,10 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
     assert vb.viewRange()[1] == [0, 10.0]  # on the axis they grew
     qtbot.waitUntil(lambda: vb.viewRange()[1] == [0, time_ceiling(1.5 * 1.08)])  # then fitted: 2 ms
     assert vb.viewRange()[1] == [0, 2.0]
+    assert panel.curve_with.opts["symbol"] == "o" == panel.curve_without.opts["symbol"]  # a dot per token now
+    assert len(panel.curve_without.scatter.data) == 4
+    assert panel.run_benchmark()  # the next run: lines again
+    assert panel.curve_with.opts["symbol"] is None
 
 
 def test_the_kv_progress_bar_is_painted_with_the_next_frame_not_at_once(qtbot, state):

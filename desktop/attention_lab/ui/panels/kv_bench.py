@@ -67,6 +67,7 @@ def _ms(value: float) -> str:
 
 
 LIVE_REDRAW_MS = 100
+FIT_AFTER_MS = 30  # a finished run's axis fitted this long after its curves are drawn
 LIVE_PEN_WIDTH = 1  # the live curves' lines (pixels): see _build_bench_tab
 
 
@@ -125,9 +126,11 @@ class KVBenchPanel(Panel):
         self._live_timer.setSingleShot(True)
         self._live_timer.setInterval(LIVE_REDRAW_MS)
         self._live_timer.timeout.connect(self._draw_live)
-        self._fit_timer = QTimer(self)  # a finished run's time axis, a turn after its curves
+        # a finished run's time axis and dots, a frame or two after its curves and words (with 0 ms
+        # it came before the window's next paint and other events, in the same wait)
+        self._fit_timer = QTimer(self)
         self._fit_timer.setSingleShot(True)
-        self._fit_timer.setInterval(0)
+        self._fit_timer.setInterval(FIT_AFTER_MS)
         self._fit_timer.timeout.connect(self._fit_time_axis)
         self._message_key: str | None = "kvbench.idle"
         self._message_args: dict = {}
@@ -219,7 +222,8 @@ class KVBenchPanel(Panel):
         self.plot_legend = self.plot.getPlotItem().addLegend(offset=(10, 10), labelTextColor="k")
         # one-pixel lines: Qt's raster engine strokes a wider antialiased line through its slow
         # general path; at width 2 the two live curves were half of each live repaint (30 ms
-        # against 16 ms at width 1, measured on 2 busy cores; issue 19).  Dots mark the tokens.
+        # against 16 ms at width 1, measured on 2 busy cores; issue 19).  Dots mark the tokens of a
+        # finished run (_show_token_dots).
         self.curve_with = self.plot.plot([], [], pen=pg.mkPen(WITH_COLOUR, width=LIVE_PEN_WIDTH), symbol="o",
                                          symbolSize=4, symbolBrush=WITH_COLOUR, symbolPen=None)
         self.curve_without = self.plot.plot([], [], pen=pg.mkPen(WITHOUT_COLOUR, width=LIVE_PEN_WIDTH), symbol="o",
@@ -451,6 +455,7 @@ class KVBenchPanel(Panel):
         self._running = True
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
+        self._show_token_dots(False)
         self._draw_live()
         self.benchmark_wanted.emit(state, new_tokens, reps, choice)
         self._set_message(None)
@@ -550,7 +555,17 @@ class KVBenchPanel(Panel):
         if self._running:
             return  # a new run started in the meantime: its own axis
         self._live_top_ms = 0.0
+        self._show_token_dots(True)
         self._draw_live()
+
+    def _show_token_dots(self, shown: bool) -> None:
+        """A dot on each token of the curves: on a finished run's, not on the live ones.  Each
+        live redraw rebuilt every dot of both curves (pyqtgraph's scatter re-renders all its
+        points on setData) and painted them: more than half of a redraw's 8-10 ms (issue 19)."""
+        symbol = "o" if shown else None
+        for curve in (self.curve_with, self.curve_without):
+            if curve.opts["symbol"] != symbol:
+                curve.setSymbol(symbol)
 
     def _draw_fits(self, start: int) -> None:
         """Each side's fitted line over steps 1 … N−1 of the finished run (none while running)."""
