@@ -162,6 +162,9 @@ def test_gui_stall_rows_for_chosen_phases(tiny_checkpoint, monkeypatch):
     assert set(rows[1].details["first_open_ms"]) == {"panel.kvbench", "panel.mask", "panel.portrait", "panel.shapes", "panel.mask_designer", "panel.knockout"}
     assert rows[3].details["done"] is True  # the tabs' panels were all built in idle time, before the edits
     assert rows[2].details["hover_max_stall_ms"] > 0  # the mouse swept the grid of the long text
+    for row in (rows[0], rows[2]):  # the busiest turn's CPU beside the stall's wall time
+        assert 0 < row.details["per_run_max_cpu_ms"][0] <= row.ours_samples[0] + 1
+        assert "CPU in its busiest turn" in row.note
     assert "mouse sweeping" in rows[2].note
     assert 56 <= rows[2].tokens <= 64  # about the tiny model's whole context (decoding may merge a few)
 

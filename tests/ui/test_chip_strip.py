@@ -82,3 +82,29 @@ def test_the_row_of_guesses_is_rebuilt_only_when_the_guesses_change(qtbot):
     expected = moved.model.tokenizer.token_texts(moved.top_ids[moved.position - 1].tolist())
     assert [panel.predictions.item(i).text().split("  ")[0] for i in range(panel.predictions.count())] == expected
     assert panel.predictions.item(0) is not first
+
+
+def test_a_context_long_strip_lays_out_and_finds_every_chip(qtbot):
+    """~1000 chips laid out as plain integers (a QRect per chip was 4 ms of the relayout, issue
+    19): rows fill the width left to right without overlap, and a click at any point of a chip
+    finds that chip, at no point between two."""
+    from PySide6.QtCore import QPoint
+
+    tokens = [("w" * (1 + i % 7)) for i in range(993)]
+    view = ChipView()
+    qtbot.addWidget(view)
+    view.resize(900, 400)
+    view.set_tokens(tokens, list(range(993)), 31, 992)
+    boxes = [view.chip_rect(i) for i in range(993)]
+    assert all(not b.isNull() for b in boxes)
+    for a, b in zip(boxes, boxes[1:]):
+        assert (b.y() == a.y() and b.x() > a.right()) or b.y() > a.bottom()  # next in the row, or a row below
+        assert not a.intersects(b)
+    assert all(b.right() < view.width() - view._slack() for b in boxes)
+    for i in (0, 1, 500, 992):
+        b = boxes[i]
+        for point in (b.topLeft(), b.bottomRight(), b.center()):
+            assert view.index_at(point) == i
+        assert view.index_at(QPoint(b.right() + 1, b.center().y())) in (None, i + 1) or i == 992
+    assert view.index_at(QPoint(boxes[0].left() - 1, boxes[0].top())) is None  # the gap before the first chip
+    assert view._chips[-1].index == -1  # the cut marker follows the tokens

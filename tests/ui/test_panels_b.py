@@ -18,7 +18,7 @@ import torch
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QObject, Qt, Signal  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, Qt, Signal  # noqa: E402
 
 from attention_lab.core.analysis import (  # noqa: E402
     head_portrait,
@@ -28,7 +28,7 @@ from attention_lab.core.analysis import (  # noqa: E402
 )
 from attention_lab.core import kvbench  # noqa: E402
 from attention_lab.core.jobs import KV_BENCH, MASK_MODES, TargetKVRun  # noqa: E402
-from attention_lab.core.kvbench import KVResult  # noqa: E402
+from attention_lab.core.kvbench import KVResult, KVStep  # noqa: E402
 from attention_lab.core.lens import MaskMode  # noqa: E402
 from attention_lab.ui.i18n import tr, translator  # noqa: E402
 from attention_lab.ui.number_format import integer  # noqa: E402
@@ -449,7 +449,7 @@ def test_kv_benchmark_runs_on_request_and_completes(qtbot, worker, state, tiny_m
     vb = panel.plot.getPlotItem().getViewBox()
     assert vb.state["autoRange"] == [False, False]
     slowest = max(max(result.per_token_with), max(result.per_token_without)) * 1000.0
-    assert vb.viewRange()[1] == [0, time_ceiling(slowest * 1.08)]
+    qtbot.waitUntil(lambda: vb.viewRange()[1] == [0, time_ceiling(slowest * 1.08)])  # fitted a turn after the curves
     assert not panel.running and panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
     assert panel.progress.value() == panel.progress.maximum()
     assert panel._result_labels["identical"].text().startswith("yes")
@@ -530,6 +530,111 @@ def test_kv_result_says_the_slopes_and_never_calls_a_small_gain_faster(qtbot, st
     assert panel.run_benchmark()
     assert panel._result_labels["speedup"].text().startswith("2,5×" if language == "pt_BR" else "2.5×")
     assert list(panel.fitted_lines()["without-cache"][1]) == pytest.approx([1.1, 1.0 + 0.1 * (steps - 1)])
+
+
+class HeldRunner(CannedRunner):
+    """Keeps the KV job's callbacks: the test plays the worker's steps and result itself."""
+
+    def submit(self, kind, fn, *args, on_result=None, on_progress=None, **callbacks):
+        self.on_result, self.on_progress = on_result, on_progress
+        return super().submit(kind, fn, *args, **callbacks)
+
+
+def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtbot, state):
+    """Live curves are lines, a finished run's have a dot per token.  Each repetition starts its curves again: the live time axis keeps the top it has grown to
+    (a new top is new ticks and a repaint of the whole plot; it fell and rose 2-3 times a
+    repetition).  The finished run's curves are drawn on that axis, and the axis is fitted to
+    them in the next turn of the event loop, apart from the results' texts (issue 19)."""
+    panel = shown(qtbot, KVBenchPanel())
+    runner = HeldRunner(None)
+    serve(panel, runner)
+    panel.show_state(state)
+    panel.new_tokens.setValue(4)
+    panel.repetitions.setValue(2)
+    vb = panel.plot.getPlotItem().getViewBox()
+    ranges = []
+    set_range = vb.setRange
+    vb.setRange = lambda *a, **k: (ranges.append(k.get("yRange")), set_range(*a, **k))[1]
+    assert panel.run_benchmark()
+    tops = []
+    for rep, (with_ms, without_ms) in enumerate([(3.0, 9.0), (1.0, 1.5)]):  # the second repetition is faster
+        for mode, ms in (("with-cache", with_ms), ("without-cache", without_ms)):
+            for i in range(4):
+                runner.on_progress(KVStep(mode, i, ms / 1e3, 7, rep, 4))
+                panel._draw_live()  # what the redraw timer does
+                tops.append(vb.viewRange()[1][1])
+    assert tops == sorted(tops)  # never lower while running
+    # lines only while it runs: each live redraw re-rendered and painted every dot of both curves
+    assert panel.curve_with.opts["symbol"] is None and panel.curve_without.opts["symbol"] is None
+    assert tops[-1] == time_ceiling(9.0 * 1.08) == 10.0
+    assert len([r for r in ranges if r is not None]) <= 3  # the run's start, 3 ms and 9 ms: not per repetition
+    result = _kv_result(2.0, [1.0] * 4, [1.5] * 4)  # each position's fastest: 1.5 ms at most
+    runner.on_result(result)
+    assert panel.result() is result and not panel.running
+    assert list(panel.curve_without.getData()[1]) == pytest.approx([1.5] * 4)  # the result's curves at once
+    assert vb.viewRange()[1] == [0, 10.0]  # on the axis they grew
+    qtbot.waitUntil(lambda: vb.viewRange()[1] == [0, time_ceiling(1.5 * 1.08)])  # then fitted: 2 ms
+    assert vb.viewRange()[1] == [0, 2.0]
+    assert panel.curve_with.opts["symbol"] == "o" == panel.curve_without.opts["symbol"]  # a dot per token now
+    assert len(panel.curve_without.scatter.data) == 4
+    assert panel.run_benchmark()  # the next run: lines again
+    assert panel.curve_with.opts["symbol"] is None
+
+
+def test_the_kv_progress_bar_is_painted_with_the_next_frame_not_at_once(qtbot, state):
+    """QProgressBar.setValue repaints synchronously (the bar and its parents behind it, 2-3 ms
+    per live redraw); the panel only marks it dirty, and the next frame shows the new step."""
+    panel = shown(qtbot, KVBenchPanel())
+    runner = HeldRunner(None)
+    serve(panel, runner)
+    panel.show_state(state)
+    panel.new_tokens.setValue(4)
+    panel.repetitions.setValue(1)
+    assert panel.run_benchmark()
+    qtbot.wait(50)
+    paints = []
+
+    class CountPaints(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                paints.append(obj)
+            return False
+
+    counter = CountPaints()
+    panel.progress.installEventFilter(counter)
+    runner.on_progress(KVStep("without-cache", 2, 0.003, 7, 0, 4))
+    panel._draw_live()  # what the redraw timer does
+    assert paints == []  # nothing painted inside the handler
+    assert panel.progress.value() == 4 + 3  # all of the cached side, 3 of the uncached
+    assert "3" in panel.progress.format() and "4" in panel.progress.format()
+    qtbot.waitUntil(lambda: len(paints) > 0)  # and the bar is painted with the next frame
+    panel.progress.removeEventFilter(counter)
+
+
+def test_a_kv_result_relabels_the_legend_in_place(qtbot, state):
+    """A run's result changes the legend's slopes by re-wording its labels, not by clearing and
+    rebuilding the legend (a third of the GUI thread's work in the turn a run ended; issue 19);
+    a language switch re-words the same labels."""
+    steps = 20
+    flat = [1.0] * steps
+    panel = shown(qtbot, KVBenchPanel())
+    runner = CannedRunner(_kv_result(0.59, flat, [1.0 + 0.04 * i for i in range(steps)]))
+    serve(panel, runner)
+    panel.show_state(state)
+    assert [s.item for s, _label in panel.plot_legend.items] == [panel.curve_with, panel.curve_without]
+    assert panel.run_benchmark()
+    first = list(panel.plot_legend.items)
+    assert [s.item for s, _label in first] == [panel.curve_with, panel.curve_without, panel.fit_with, panel.fit_without]
+    assert "+0.04" in first[3][1].text
+    runner.result = _kv_result(2.5, flat, [1.0 + 0.1 * i for i in range(steps)])
+    assert panel.run_benchmark()
+    second = list(panel.plot_legend.items)
+    assert [(id(s), id(label)) for s, label in second] == [(id(s), id(label)) for s, label in first]  # the same items
+    assert "+0.1" in second[3][1].text and "+0.04" not in second[3][1].text
+    translator.set_language("pt_BR")
+    assert second[3][1].text.startswith("ajuste: +0,1")
+    assert [(id(s), id(label)) for s, label in panel.plot_legend.items] == [(id(s), id(label)) for s, label in first]
+    assert panel.plot_legend.items[0][1].text == tr("kvbench.with")
 
 
 def test_kv_model_choice_and_longer_run_reach_the_session(qtbot, state, tiny_model):

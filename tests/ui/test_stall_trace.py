@@ -92,3 +92,23 @@ def test_a_dumped_path_names_its_module():
     stack = ["attention_lab.ui.panels.kv_bench.hot", "pyqtgraph.widgets.GraphicsView.paintEvent",
              "attention_lab.ui.soak.main", "runpy._run_code"]
     assert attribute(stack) == ("pyqtgraph.widgets.GraphicsView.paintEvent", "attention_lab.ui.panels.kv_bench.hot")
+
+
+def test_the_heartbeat_keeps_the_busiest_turn_s_cpu_apart_from_its_wall_time(qtbot, monkeypatch):
+    """A gap the GUI thread spent waiting (other processes on the cores) is long but not busy;
+    the probe reports both: the longest gap, and the most CPU the GUI thread used in one gap
+    (``max_stall_cpu_ms``), the figure a loaded machine does not inflate."""
+    from attention_lab.ui import perf_probe
+
+    clock = {"wall": 100.0, "cpu": 10.0}
+    monkeypatch.setattr(perf_probe.time, "perf_counter", lambda: clock["wall"])
+    monkeypatch.setattr(perf_probe.time, "thread_time", lambda: clock["cpu"])
+    beat = perf_probe.Heartbeat(5)
+    for wall, cpu in ((0.120, 0.002), (0.030, 0.025), (0.005, 0.004)):  # waiting, working, idle
+        clock["wall"] += wall
+        clock["cpu"] += cpu
+        beat._beat()
+    assert round(beat.max_gap * 1000) == 120
+    assert round(beat.max_gap_cpu * 1000) == 25
+    beat.reset()
+    assert beat.max_gap == 0.0 and beat.max_gap_cpu == 0.0

@@ -67,6 +67,7 @@ def _ms(value: float) -> str:
 
 
 LIVE_REDRAW_MS = 100
+FIT_AFTER_MS = 30  # a finished run's axis fitted this long after its curves are drawn
 LIVE_PEN_WIDTH = 1  # the live curves' lines (pixels): see _build_bench_tab
 
 
@@ -114,6 +115,7 @@ class KVBenchPanel(Panel):
         self._bench: BenchPrompt | None = None
         self._live: dict[str, list[float]] = {"with-cache": [], "without-cache": []}
         self._live_rep = 0
+        self._live_top_ms = 0.0  # the slowest token of the running benchmark so far (ms): the time axis's top
         self._live_text_ids: list[int] = []
         self._last_step = None  # the latest progress step, shown at the next redraw
         self._generated_shown: list[int] | None = None  # the generated ids the text box shows
@@ -124,6 +126,12 @@ class KVBenchPanel(Panel):
         self._live_timer.setSingleShot(True)
         self._live_timer.setInterval(LIVE_REDRAW_MS)
         self._live_timer.timeout.connect(self._draw_live)
+        # a finished run's time axis and dots, a frame or two after its curves and words (with 0 ms
+        # it came before the window's next paint and other events, in the same wait)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(FIT_AFTER_MS)
+        self._fit_timer.timeout.connect(self._fit_time_axis)
         self._message_key: str | None = "kvbench.idle"
         self._message_args: dict = {}
         self._stability = None
@@ -214,7 +222,8 @@ class KVBenchPanel(Panel):
         self.plot_legend = self.plot.getPlotItem().addLegend(offset=(10, 10), labelTextColor="k")
         # one-pixel lines: Qt's raster engine strokes a wider antialiased line through its slow
         # general path; at width 2 the two live curves were half of each live repaint (30 ms
-        # against 16 ms at width 1, measured on 2 busy cores; issue 19).  Dots mark the tokens.
+        # against 16 ms at width 1, measured on 2 busy cores; issue 19).  Dots mark the tokens of a
+        # finished run (_show_token_dots).
         self.curve_with = self.plot.plot([], [], pen=pg.mkPen(WITH_COLOUR, width=LIVE_PEN_WIDTH), symbol="o",
                                          symbolSize=4, symbolBrush=WITH_COLOUR, symbolPen=None)
         self.curve_without = self.plot.plot([], [], pen=pg.mkPen(WITHOUT_COLOUR, width=LIVE_PEN_WIDTH), symbol="o",
@@ -371,13 +380,7 @@ class KVBenchPanel(Panel):
         pi.setLabel("bottom", tr("kvbench.plot.x"))
         pi.setLabel("left", tr("kvbench.plot.y"))
         pi.setTitle(tr("kvbench.plot.title"))
-        self.plot_legend.clear()
-        self.plot_legend.addItem(self.curve_with, tr("kvbench.with"))
-        self.plot_legend.addItem(self.curve_without, tr("kvbench.without"))
-        r = self._result
-        if r is not None:
-            for curve, slope in ((self.fit_with, r.slope_ms_with), (self.fit_without, r.slope_ms_without)):
-                self.plot_legend.addItem(curve, tr("kvbench.fit", slope=_ms(slope)))
+        self._fill_legend()
         self.results_box.setTitle(tr("kvbench.results"))
         for key, label in self._result_names.items():
             label.setText(tr(f"kvbench.{key}"))
@@ -387,6 +390,26 @@ class KVBenchPanel(Panel):
         self._fill_results()
         self._fill_cache_size()
         self._fill_stability()
+
+    def _fill_legend(self) -> None:
+        """The legend's entries: the two curves, and the fitted lines with their slopes once a run
+        has finished.  Same entries as shown: only the words change, in place -- a cleared and
+        rebuilt legend (new labels, its layout redone, the plot repainted around it) was a third of
+        the GUI thread's work when a run's result arrived (issue 19)."""
+        entries = [(self.curve_with, tr("kvbench.with")), (self.curve_without, tr("kvbench.without"))]
+        r = self._result
+        if r is not None:
+            for curve, slope in ((self.fit_with, r.slope_ms_with), (self.fit_without, r.slope_ms_without)):
+                entries.append((curve, tr("kvbench.fit", slope=_ms(slope))))
+        shown = self.plot_legend.items
+        if [sample.item for sample, _label in shown] == [curve for curve, _text in entries]:
+            for (_sample, label), (_curve, text) in zip(shown, entries):
+                if label.text != text:
+                    label.setText(text)
+            return
+        self.plot_legend.clear()
+        for curve, text in entries:
+            self.plot_legend.addItem(curve, text)
 
     def _retranslate_stability(self) -> None:
         if not self._stability_built:
@@ -425,12 +448,14 @@ class KVBenchPanel(Panel):
             self._bench = dataclasses.replace(self._bench, tokenizer=None, random_weights=True)
         self._live = {"with-cache": [], "without-cache": []}
         self._live_rep = 0
+        self._live_top_ms = 0.0
         self._live_text_ids = []
         self._last_step = None
         self._generated_shown = None  # a new prompt: the text box is filled again
         self._running = True
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
+        self._show_token_dots(False)
         self._draw_live()
         self.benchmark_wanted.emit(state, new_tokens, reps, choice)
         self._set_message(None)
@@ -483,13 +508,27 @@ class KVBenchPanel(Panel):
     def _show_progress(self, step) -> None:
         total = step.total or self.new_tokens.value()
         done = step.repetition * 2 * total + (0 if step.mode == "with-cache" else total) + step.index + 1
-        self.progress.setValue(done)
         mode = tr("kvbench.with") if step.mode == "with-cache" else tr("kvbench.without")
-        self.progress.setFormat(
-            tr("kvbench.progress", mode=mode, i=step.index + 1, total=total, rep=step.repetition + 1, reps=self.repetitions.value())
-        )
+        self._set_progress(done, tr("kvbench.progress", mode=mode, i=step.index + 1, total=total,
+                                    rep=step.repetition + 1, reps=self.repetitions.value()))
 
-    def _draw_live(self) -> None:
+    def _set_progress(self, value: int, text_format: str) -> None:
+        """The bar's value and words, painted with the rest of the window's next frame.
+
+        ``QProgressBar.setValue`` repaints at once (synchronously), the bar and the part of every
+        parent behind it: 2-3 ms of the GUI thread per live redraw, in a turn of its own before the
+        plot's (issue 19).  With updates off while both are set, the bar is only marked dirty."""
+        bar = self.progress
+        bar.setUpdatesEnabled(False)
+        try:
+            bar.setValue(value)
+            bar.setFormat(text_format)
+        finally:
+            bar.setUpdatesEnabled(True)  # (schedules the bar's repaint)
+
+    def _draw_live(self, fit_time_axis: bool = True) -> None:
+        """The curves as they are now.  ``fit_time_axis`` False: the time axis keeps a top it has
+        grown to (a finished run's curves, fitted in a turn of their own: :meth:`_fit_time_axis`)."""
         self._live_timer.stop()
         if self._running and self._last_step is not None:
             self._show_progress(self._last_step)
@@ -499,11 +538,34 @@ class KVBenchPanel(Panel):
             curve.setData(start + np.arange(len(ys), dtype=float), ys)
         self._draw_fits(start)
         top = max([max(v) for v in self._live.values() if v] or [0.0]) * 1000.0
+        if self._running or not fit_time_axis:
+            # while it runs the time axis only grows: each repetition starts its curves again from
+            # nothing, and a ceiling that followed them fell and rose 2-3 times a repetition, each
+            # time new ticks and a repaint of the whole plot (10-20 ms of the GUI thread; issue 19)
+            top = self._live_top_ms = max(self._live_top_ms, top)
         tokens = self.progress.maximum() // (2 * self.repetitions.value()) if self._running else max(map(len, self._live.values()))
         # the time axis starts at 0: a flat line must not look like a slope because of the zoom
         set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5), (0, time_ceiling(top * 1.08)))
         if self._live_text_ids != self._generated_shown:  # the text box re-lays its HTML out on each set
             self._fill_generated(self._live_text_ids)
+
+    def _fit_time_axis(self) -> None:
+        """A finished run's time axis, to the top of its curves (the fastest of each position's
+        repetitions: often a 1-2-5 step below what the live curves grew it to)."""
+        if self._running:
+            return  # a new run started in the meantime: its own axis
+        self._live_top_ms = 0.0
+        self._show_token_dots(True)
+        self._draw_live()
+
+    def _show_token_dots(self, shown: bool) -> None:
+        """A dot on each token of the curves: on a finished run's, not on the live ones.  Each
+        live redraw rebuilt every dot of both curves (pyqtgraph's scatter re-renders all its
+        points on setData) and painted them: more than half of a redraw's 8-10 ms (issue 19)."""
+        symbol = "o" if shown else None
+        for curve in (self.curve_with, self.curve_without):
+            if curve.opts["symbol"] != symbol:
+                curve.setSymbol(symbol)
 
     def _draw_fits(self, start: int) -> None:
         """Each side's fitted line over steps 1 … N−1 of the finished run (none while running)."""
@@ -532,10 +594,17 @@ class KVBenchPanel(Panel):
         self._result_info = dict(model=self._bench.name, n=len(self._bench.ids), reps=result.repetitions)
         self._live = {"with-cache": list(result.per_token_with), "without-cache": list(result.per_token_without)}
         self._live_text_ids = list(result.generated_ids)
-        self.progress.setValue(self.progress.maximum())
-        self.progress.setFormat("%p%")
-        self._draw_live()
-        self.retranslate()  # the legend's fitted slopes, the results
+        self._set_progress(self.progress.maximum(), "%p%")
+        # the curves at once, on the axis they grew; the axis fitted to them in the next turn: a new
+        # range (ticks, grid, the whole plot repainted) on top of the results' texts and their layout
+        # made this the longest turn of a run (issue 19)
+        self._draw_live(fit_time_axis=False)
+        self._fit_timer.start()
+        # what a result changes (the legend's fitted slopes, the results), not every text of the
+        # panel: a whole retranslate re-set ~30 labels and rebuilt the legend in the turn the run ended
+        self._fill_legend()
+        self._fill_results()
+        self._fill_cache_size()
         self._set_message(None)
         self._update_controls()
         identical = tr("kvbench.yes", k=result.new_tokens) if result.identical else tr("kvbench.no")
