@@ -193,13 +193,21 @@ def restarting_driver(make_window, fuzz_models, fuzz_hubs, tmp_path):
     return _restarting_driver(make_window, fuzz_models, fuzz_hubs, tmp_path / "exports")
 
 
+def _count(counts: dict, action: str, started: float, cpu_started: float) -> None:
+    """Add a call of ``action`` begun at (perf_counter, process_time) ``started``, ``cpu_started``:
+    the wall time, and the CPU time of every thread of this process (the window's and the
+    worker's: what a loaded machine doesn't inflate)."""
+    for key, now, then in (("action_seconds", time.perf_counter(), started), ("action_cpu", time.process_time(), cpu_started)):
+        counts[key][action] = counts[key].get(action, 0.0) + now - then
+    counts["action_calls"][action] = counts["action_calls"].get(action, 0) + 1
+
+
 def _timed(machine, action: str, arguments: dict) -> None:
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     machine.driver.dismiss_error()  # a learner closes the dialog before going on
     getattr(machine.driver, action)(**arguments)
     machine.driver.settle()
-    machine.seconds[action] = machine.seconds.get(action, 0.0) + time.perf_counter() - started
-    machine.calls[action] = machine.calls.get(action, 0) + 1
+    _count(machine.counts, action, started, cpu_started)
 
 
 def _rule_for(action: str, choices: dict[str, tuple]):
@@ -217,13 +225,12 @@ def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict, heavy:
     def __init__(self):
         RuleBasedStateMachine.__init__(self)
         self.driver = driver
-        self.seconds, self.calls = counts["action_seconds"], counts["action_calls"]
+        self.counts = counts
         self.heavy_left = HEAVY_STEPS
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         driver.set_paint(counts["sequences"] % PAINT_EVERY == 0)
         driver.reset()
-        self.seconds["(reset)"] = self.seconds.get("(reset)", 0.0) + time.perf_counter() - started
-        self.calls["(reset)"] = self.calls.get("(reset)", 0) + 1
+        _count(counts, "(reset)", started, cpu_started)
         trap.take()  # what the reset did is not the sequence's
         counts["sequences"] += 1
 
@@ -259,9 +266,9 @@ def run_machine(driver, sequences: int, steps: int, shard: int = 0, heavy: bool 
     shard).  hypothesis also runs a few sequences it cuts short (it overran its buffer):
     counted in "sequences", not in "full"."""
     counts = {"sequences": 0, "full": 0, "steps": 0, "steps_asked": steps, "checks": 0,
-              "action_seconds": {}, "action_calls": {}}
+              "action_seconds": {}, "action_cpu": {}, "action_calls": {}}
     trap = FaultTrap().install()
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), time.process_time()
     try:
         machine = seed(FUZZ_SEED + 1000 * heavy + shard)(learner_machine(driver, trap, counts, heavy))
         run_state_machine_as_test(
@@ -284,6 +291,7 @@ def run_machine(driver, sequences: int, steps: int, shard: int = 0, heavy: bool 
     finally:
         trap.uninstall()
         counts["seconds"] = time.monotonic() - started
+        counts["cpu_seconds"] = time.process_time() - cpu_started
         print(f"\nlearner fuzz, shard {shard}{' (heavy)' if heavy else ''}: " + summary(counts))
     return counts
 
@@ -291,18 +299,21 @@ def run_machine(driver, sequences: int, steps: int, shard: int = 0, heavy: bool 
 def summary(counts: dict) -> str:
     slowest = sorted(counts["action_seconds"].items(), key=lambda kv: -kv[1])[:40]
     return (f"{counts['full']} sequences of {counts['steps_asked']}+ steps ({counts['sequences']} run), "
-            f"{counts['steps']} steps, {counts['checks']} checks in {counts['seconds']:.1f} s\n"
-            "  the actions' time (s, calls): " + ", ".join(
-                f"{name} {secs:.1f} ({counts['action_calls'][name]})" for name, secs in slowest))
+            f"{counts['steps']} steps, {counts['checks']} checks in {counts['seconds']:.1f} s "
+            f"({counts['cpu_seconds']:.1f} s of CPU while fuzzing)\n"
+            "  the actions' time (s wall / s CPU, calls): " + ", ".join(
+                f"{name} {secs:.1f} / {counts['action_cpu'][name]:.1f} ({counts['action_calls'][name]})"
+                for name, secs in slowest))
 
 
 def merged(runs: list[dict], seconds: float) -> dict:
-    total = {"sequences": 0, "full": 0, "steps": 0, "checks": 0, "action_seconds": {}, "action_calls": {},
+    total = {"sequences": 0, "full": 0, "steps": 0, "checks": 0, "cpu_seconds": 0.0,
+             "action_seconds": {}, "action_cpu": {}, "action_calls": {},
              "steps_asked": min(c["steps_asked"] for c in runs), "seconds": seconds}
     for c in runs:
-        for key in ("sequences", "full", "steps", "checks"):
+        for key in ("sequences", "full", "steps", "checks", "cpu_seconds"):
             total[key] += c[key]
-        for key in ("action_seconds", "action_calls"):
+        for key in ("action_seconds", "action_cpu", "action_calls"):
             for name, value in c[key].items():
                 total[key][name] = total[key].get(name, 0) + value
     return total
@@ -324,29 +335,54 @@ def start_shard(shard: int, report: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def test_random_learner_click_paths_keep_the_window_consistent(random_driver, tally, tmp_path):
+@pytest.fixture(scope="session")
+def fuzz_children(tmp_path_factory):
+    """The random run's other shards, started before any other fixture of the test: a
+    child spends its first ~20 s of CPU on start-up (pytest, torch, transformers, its
+    checkpoints, its window); started from the test's body, that ran while this process
+    was already fuzzing, and this process then waited that long for the child at the end.
+    Started first, both processes start up side by side.  A child (or a deselected random
+    test) starts none.  Yields (started monotonic time, [(process, report path)]); the
+    children are killed at the end if the test never collected them (its setup failed)."""
+    started = time.monotonic()
+    if os.environ.get("ATTENTION_LAB_FUZZ_SHARD") is not None:
+        yield started, []
+        return
+    folder = tmp_path_factory.mktemp("fuzz-shards")
+    children = [(start_shard(i, folder / f"shard-{i}.json"), folder / f"shard-{i}.json")
+                for i in range(1, FUZZ_PROCESSES)]
+    yield started, children
+    for child, _report in children:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+
+
+def test_random_learner_click_paths_keep_the_window_consistent(fuzz_children, random_driver, tally):
     """FUZZ_SEQUENCES × FUZZ_STEPS, split over FUZZ_PROCESSES processes (this one and
     children running this test on a shard of their own: the machine has 2 cores, and a
     window keeps about one busy).  A child's failure fails this test with the child's
-    output: the shrunk sequence, and the shard to replay it with."""
+    output: the shrunk sequence, and the shard to replay it with.  The time printed runs
+    from the children's start (before this process's own fixtures) to the last shard's end."""
     shard = os.environ.get("ATTENTION_LAB_FUZZ_SHARD")
     if shard is not None:  # a child: its shard only, its counts to the parent
         runs = run_shard(random_driver, int(shard), FUZZ_PROCESSES)
         Path(os.environ["ATTENTION_LAB_FUZZ_REPORT"]).write_text(json.dumps(runs), encoding="utf-8")
         return
-    started = time.monotonic()
-    children = [(start_shard(i, tmp_path / f"shard-{i}.json"), tmp_path / f"shard-{i}.json")
-                for i in range(1, FUZZ_PROCESSES)]
+    started, children = fuzz_children
     failed = True
     try:
         runs = run_shard(random_driver, 0, FUZZ_PROCESSES)
         failed = False
     finally:
+        done = time.monotonic()
         outputs = []
         for child, _report in children:
             if failed:
                 child.kill()  # this shard's failure is the report
             outputs.append(child.communicate()[0])
+    # time this process sat idle at the end: the shards' balance (a core doing nothing)
+    print(f"\nlearner fuzz: shard 0 waited {time.monotonic() - done:.1f} s for the other shards")
     for (child, report), output in zip(children, outputs):
         assert child.returncode == 0, f"a fuzz shard failed (replay: its ATTENTION_LAB_FUZZ_SHARD):\n{output[-12000:]}"
         runs += json.loads(report.read_text(encoding="utf-8"))
