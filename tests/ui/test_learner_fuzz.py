@@ -95,6 +95,11 @@ PAINT_EVERY = int(os.environ.get("ATTENTION_LAB_FUZZ_PAINT_EVERY", "5"))
 #: consistency, not the cache's speed; 2, not 1, so "New tokens" clamped to 1 by a full
 #: context and given back after is still told apart)
 FUZZ_KV_TOKENS = 2
+#: the random run's edit debounce: none.  Each action ends with ``settle()``, so edits made
+#: within one action (a word typed key by key) still coalesce into one request, as with any
+#: debounce; a debounce of 5 ms only added 5 ms of sleep to every step that edits an input
+#: (most of them), thousands of steps in a run.  The replayed sequences keep 5 ms.
+FUZZ_DEBOUNCE_MS = 0
 HUB_REPO, STALLED_REPO = "someone/tiny-gpt2", "someone/stalling-gpt2"
 
 
@@ -178,9 +183,10 @@ def driver(shared_window, fuzz_models, fuzz_hubs, tmp_path):
     return learner
 
 
-def _restarting_driver(make_window, models, hubs, workdir, **options) -> LearnerDriver:
-    learner = LearnerDriver(make_window(model_spec=models["start"], debounce_ms=5), models, workdir,
-                            open_window=lambda: make_window(model_spec=None, debounce_ms=5), hubs=hubs, **options)
+def _restarting_driver(make_window, models, hubs, workdir, debounce_ms: int = 5, **options) -> LearnerDriver:
+    learner = LearnerDriver(make_window(model_spec=models["start"], debounce_ms=debounce_ms), models, workdir,
+                            open_window=lambda: make_window(model_spec=None, debounce_ms=debounce_ms), hubs=hubs,
+                            **options)
     learner.settle()
     return learner
 
@@ -189,7 +195,7 @@ def _restarting_driver(make_window, models, hubs, workdir, **options) -> Learner
 def random_driver(make_window, small_models, fuzz_hubs, tmp_path):
     """The random run's learner: a window of the test's own (it may quit and start again)
     on the small models."""
-    return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports",
+    return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports", debounce_ms=FUZZ_DEBOUNCE_MS,
                               kv_new_tokens=FUZZ_KV_TOKENS, kv_repetitions=1)
 
 
