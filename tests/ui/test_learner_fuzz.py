@@ -6,13 +6,16 @@ layers, modes, docks, language, the mask mode, the KV benchmark, the tour, expor
 model switches including a broken folder, downloads, restarts, resizes); after each one the
 window settles and ``attention_lab.ui.learner_checks`` must find nothing wrong, and no
 exception or Qt warning may have happened on any thread.  A failure is shrunk and printed
-(with the shard to rerun); each shard draws from a fixed seed, so the same sequences run
-every time and a failure replays.
+(with its chunk to rerun); each chunk draws from a fixed seed, so the same sequences run
+every time and a failure replays (``ATTENTION_LAB_FUZZ_CHUNKS=light-3`` runs that chunk alone).
 
 The budget (issue 18): FUZZ_SEQUENCES (200) sequences of FUZZ_STEPS (30) steps or more,
-in two processes (this one and a child running this test on shard 1: the machine has 2
-cores, and one window keeps about one busy).  What makes it fit:
+in two processes (this one and a child running this test: the machine has 2 cores, and
+one window keeps about one busy).  What makes it fit:
 
+- the sequences come in chunks (LIGHT_CHUNK, HEAVY_CHUNK) that the processes take from
+  one pool until none is left, so they end together whatever each chunk costs; the child
+  starts before this process's fixtures, so both start up side by side;
 - one window per process serves every sequence: each starts from
   :meth:`LearnerDriver.reset`, which puts back only what the sequence changed (and rewinds
   the tour, whose position lives in the settings);
@@ -23,12 +26,13 @@ cores, and one window keeps about one busy).  What makes it fit:
 - the KV benchmark generates FUZZ_KV_TOKENS tokens once (the panel's consistency is
   checked, not the cache's speed);
 - the window is a 2-head GPT-2, painted one sequence in PAINT_EVERY (what the checks read
-  is set before any paint), and the edits' debounce is 5 ms;
+  is set before any paint), and edits are not debounced (FUZZ_DEBOUNCE_MS);
 - ``settle()`` sleeps until the next event instead of polling.
 
 ``ATTENTION_LAB_FUZZ_SEQUENCES`` / ``_STEPS`` / ``_PROCESSES`` / ``_HEAVY_SEQUENCES`` change
-the run; the per-action times are printed.  The downloads go to two loopback hubs only.  The
-regression tests at the end replay the shrunk sequences of the bugs the fuzzer found.
+the run; the per-action times are printed (wall and CPU).  The downloads go to two loopback
+hubs only.  The regression tests at the end replay the shrunk sequences of the bugs the
+fuzzer found.
 """
 
 from __future__ import annotations
