@@ -245,8 +245,12 @@ def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict, heavy:
         self.counts = counts
         self.heavy_left = HEAVY_STEPS
         started, cpu_started = time.perf_counter(), time.process_time()
-        driver.set_paint(counts["sequences"] % PAINT_EVERY == 0)
+        # the reset unpainted (it isn't the sequence's; a painted one painted the window once
+        # after the text, again after the layout); painting on again repaints the whole window
+        # at the sequence's first step
+        driver.set_paint(False)
         driver.reset()
+        driver.set_paint(counts["sequences"] % PAINT_EVERY == 0)
         _count(counts, "(reset)", started, cpu_started)
         trap.take()  # what the reset did is not the sequence's
         counts["sequences"] += 1
