@@ -430,7 +430,8 @@ def test_random_learner_click_paths_keep_the_window_consistent(fuzz_children, ra
     shard = os.environ.get("ATTENTION_LAB_FUZZ_SHARD")
     if shard is not None:  # a child: the chunks it takes, its counts to the parent
         runs = run_shard(random_driver, f"process {shard}", pool)
-        Path(os.environ["ATTENTION_LAB_FUZZ_REPORT"]).write_text(json.dumps(runs), encoding="utf-8")
+        report = {"runs": runs, "ended": time.time()}  # (wall clock: compared with the parent's)
+        Path(os.environ["ATTENTION_LAB_FUZZ_REPORT"]).write_text(json.dumps(report), encoding="utf-8")
         return
     if REPLAY_CHUNKS is not None:
         run_shard(random_driver, "the replay", None, only=REPLAY_CHUNKS)
@@ -440,17 +441,21 @@ def test_random_learner_click_paths_keep_the_window_consistent(fuzz_children, ra
         runs = run_shard(random_driver, "process 0", pool)
         failed = False
     finally:
-        done = time.monotonic()
+        ended = time.time()
         outputs = []
         for child, _report in children:
             if failed:
                 child.kill()  # this process's failure is the report
             outputs.append(child.communicate()[0])
-    # how long this process sat idle at the end (a core doing nothing): the chunks' balance
-    print(f"\nlearner fuzz: process 0 waited {time.monotonic() - done:.1f} s for the others")
-    for (child, report), output in zip(children, outputs):
+    ends = {"process 0": ended}  # wall clock, comparable across the processes
+    for i, ((child, report), output) in enumerate(zip(children, outputs), start=1):
         assert child.returncode == 0, f"a fuzz process failed (its output names the chunk to replay):\n{output[-12000:]}"
-        runs += json.loads(report.read_text(encoding="utf-8"))
+        child_report = json.loads(report.read_text(encoding="utf-8"))
+        runs += child_report["runs"]
+        ends[f"process {i}"] = child_report["ended"]
+    # how far apart the processes ended (a core doing nothing meanwhile): the chunks' balance
+    print(f"\nlearner fuzz: the processes ended {max(ends.values()) - min(ends.values()):.1f} s apart "
+          f"(the last: {max(ends, key=ends.get)})")
     assert sorted(name for r in runs for name in r["chunks"]) == sorted(c[0] for c in fuzz_chunks())
     counts = merged(runs, time.monotonic() - started)
     print(f"\nlearner fuzz, {FUZZ_PROCESSES} processes: " + summary(counts))
