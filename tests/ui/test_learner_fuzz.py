@@ -6,13 +6,16 @@ layers, modes, docks, language, the mask mode, the KV benchmark, the tour, expor
 model switches including a broken folder, downloads, restarts, resizes); after each one the
 window settles and ``attention_lab.ui.learner_checks`` must find nothing wrong, and no
 exception or Qt warning may have happened on any thread.  A failure is shrunk and printed
-(with the shard to rerun); each shard draws from a fixed seed, so the same sequences run
-every time and a failure replays.
+(with its chunk to rerun); each chunk draws from a fixed seed, so the same sequences run
+every time and a failure replays (``ATTENTION_LAB_FUZZ_CHUNKS=light-3`` runs that chunk alone).
 
 The budget (issue 18): FUZZ_SEQUENCES (200) sequences of FUZZ_STEPS (30) steps or more,
-in two processes (this one and a child running this test on shard 1: the machine has 2
-cores, and one window keeps about one busy).  What makes it fit:
+in two processes (this one and a child running this test: the machine has 2 cores, and
+one window keeps about one busy).  What makes it fit:
 
+- the sequences come in chunks (LIGHT_CHUNK, HEAVY_CHUNK) that the processes take from
+  one pool until none is left, so they end together whatever each chunk costs; the child
+  starts before this process's fixtures, so both start up side by side;
 - one window per process serves every sequence: each starts from
   :meth:`LearnerDriver.reset`, which puts back only what the sequence changed (and rewinds
   the tour, whose position lives in the settings);
@@ -23,12 +26,13 @@ cores, and one window keeps about one busy).  What makes it fit:
 - the KV benchmark generates FUZZ_KV_TOKENS tokens once (the panel's consistency is
   checked, not the cache's speed);
 - the window is a 2-head GPT-2, painted one sequence in PAINT_EVERY (what the checks read
-  is set before any paint), and the edits' debounce is 5 ms;
+  is set before any paint), and edits are not debounced (FUZZ_DEBOUNCE_MS);
 - ``settle()`` sleeps until the next event instead of polling.
 
 ``ATTENTION_LAB_FUZZ_SEQUENCES`` / ``_STEPS`` / ``_PROCESSES`` / ``_HEAVY_SEQUENCES`` change
-the run; the per-action times are printed.  The downloads go to two loopback hubs only.  The
-regression tests at the end replay the shrunk sequences of the bugs the fuzzer found.
+the run; the per-action times are printed (wall and CPU).  The downloads go to two loopback
+hubs only.  The regression tests at the end replay the shrunk sequences of the bugs the
+fuzzer found.
 """
 
 from __future__ import annotations
@@ -67,9 +71,16 @@ def _argument_choices(action: str) -> list[dict]:
 
 FUZZ_SEQUENCES = int(os.environ.get("ATTENTION_LAB_FUZZ_SEQUENCES", "200"))
 FUZZ_STEPS = int(os.environ.get("ATTENTION_LAB_FUZZ_STEPS", "30"))
-#: processes sharing the sequences (this one and children on seeds of their own)
+#: processes sharing the sequences (this one and children); they take chunks from one pool
 FUZZ_PROCESSES = int(os.environ.get("ATTENTION_LAB_FUZZ_PROCESSES", "2"))
-FUZZ_SEED = 20261201  # shard i draws from FUZZ_SEED + i
+FUZZ_SEED = 20261201  # light chunk j draws from FUZZ_SEED + j, heavy chunk j from FUZZ_SEED + 1000 + j
+#: sequences a chunk (one hypothesis run, one seed) holds.  The processes share the run by
+#: taking the next chunk not yet taken, heavy ones first, until none is left: a fixed split
+#: left one process ~30 % more work than the other (the sequences' costs differ: 116 s
+#: against 85 s of CPU), and the run's time is the slower process's.  Each chunk also runs
+#: hypothesis' simplest sequence first (its first rule, every step: cheap), one more than
+#: its share, so the run still has FUZZ_SEQUENCES drawn ones.
+LIGHT_CHUNK, HEAVY_CHUNK = 10, 5
 #: the actions that cost half a second to seconds a step (a new window; a download process;
 #: a model read from disk, then analysed).  They run in HEAVY_SEQUENCES of the sequences
 #: (hypothesis runs of their own, so a shrunk failure replays with the same rules), at most
@@ -88,6 +99,11 @@ PAINT_EVERY = int(os.environ.get("ATTENTION_LAB_FUZZ_PAINT_EVERY", "5"))
 #: consistency, not the cache's speed; 2, not 1, so "New tokens" clamped to 1 by a full
 #: context and given back after is still told apart)
 FUZZ_KV_TOKENS = 2
+#: the random run's edit debounce: none.  Each action ends with ``settle()``, so edits made
+#: within one action (a word typed key by key) still coalesce into one request, as with any
+#: debounce; a debounce of 5 ms only added 5 ms of sleep to every step that edits an input
+#: (most of them), thousands of steps in a run.  The replayed sequences keep 5 ms.
+FUZZ_DEBOUNCE_MS = 0
 HUB_REPO, STALLED_REPO = "someone/tiny-gpt2", "someone/stalling-gpt2"
 
 
@@ -171,9 +187,10 @@ def driver(shared_window, fuzz_models, fuzz_hubs, tmp_path):
     return learner
 
 
-def _restarting_driver(make_window, models, hubs, workdir, **options) -> LearnerDriver:
-    learner = LearnerDriver(make_window(model_spec=models["start"], debounce_ms=5), models, workdir,
-                            open_window=lambda: make_window(model_spec=None, debounce_ms=5), hubs=hubs, **options)
+def _restarting_driver(make_window, models, hubs, workdir, debounce_ms: int = 5, **options) -> LearnerDriver:
+    learner = LearnerDriver(make_window(model_spec=models["start"], debounce_ms=debounce_ms), models, workdir,
+                            open_window=lambda: make_window(model_spec=None, debounce_ms=debounce_ms), hubs=hubs,
+                            **options)
     learner.settle()
     return learner
 
@@ -182,7 +199,7 @@ def _restarting_driver(make_window, models, hubs, workdir, **options) -> Learner
 def random_driver(make_window, small_models, fuzz_hubs, tmp_path):
     """The random run's learner: a window of the test's own (it may quit and start again)
     on the small models."""
-    return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports",
+    return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports", debounce_ms=FUZZ_DEBOUNCE_MS,
                               kv_new_tokens=FUZZ_KV_TOKENS, kv_repetitions=1)
 
 
@@ -193,13 +210,21 @@ def restarting_driver(make_window, fuzz_models, fuzz_hubs, tmp_path):
     return _restarting_driver(make_window, fuzz_models, fuzz_hubs, tmp_path / "exports")
 
 
+def _count(counts: dict, action: str, started: float, cpu_started: float) -> None:
+    """Add a call of ``action`` begun at (perf_counter, process_time) ``started``, ``cpu_started``:
+    the wall time, and the CPU time of every thread of this process (the window's and the
+    worker's: what a loaded machine doesn't inflate)."""
+    for key, now, then in (("action_seconds", time.perf_counter(), started), ("action_cpu", time.process_time(), cpu_started)):
+        counts[key][action] = counts[key].get(action, 0.0) + now - then
+    counts["action_calls"][action] = counts["action_calls"].get(action, 0) + 1
+
+
 def _timed(machine, action: str, arguments: dict) -> None:
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     machine.driver.dismiss_error()  # a learner closes the dialog before going on
     getattr(machine.driver, action)(**arguments)
     machine.driver.settle()
-    machine.seconds[action] = machine.seconds.get(action, 0.0) + time.perf_counter() - started
-    machine.calls[action] = machine.calls.get(action, 0) + 1
+    _count(machine.counts, action, started, cpu_started)
 
 
 def _rule_for(action: str, choices: dict[str, tuple]):
@@ -217,13 +242,16 @@ def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict, heavy:
     def __init__(self):
         RuleBasedStateMachine.__init__(self)
         self.driver = driver
-        self.seconds, self.calls = counts["action_seconds"], counts["action_calls"]
+        self.counts = counts
         self.heavy_left = HEAVY_STEPS
-        started = time.perf_counter()
-        driver.set_paint(counts["sequences"] % PAINT_EVERY == 0)
+        started, cpu_started = time.perf_counter(), time.process_time()
+        # the reset unpainted (it isn't the sequence's; a painted one painted the window once
+        # after the text, again after the layout); painting on again repaints the whole window
+        # at the sequence's first step
+        driver.set_paint(False)
         driver.reset()
-        self.seconds["(reset)"] = self.seconds.get("(reset)", 0.0) + time.perf_counter() - started
-        self.calls["(reset)"] = self.calls.get("(reset)", 0) + 1
+        driver.set_paint(counts["sequences"] % PAINT_EVERY == 0)
+        _count(counts, "(reset)", started, cpu_started)
         trap.take()  # what the reset did is not the sequence's
         counts["sequences"] += 1
 
@@ -253,23 +281,23 @@ def learner_machine(driver: LearnerDriver, trap: FaultTrap, counts: dict, heavy:
     return type("LearnerMachine", (RuleBasedStateMachine,), attrs)
 
 
-def run_machine(driver, sequences: int, steps: int, shard: int = 0, heavy: bool = False) -> dict:
+def run_machine(driver, sequences: int, steps: int, seed_value: int, heavy: bool = False) -> dict:
     """``sequences`` of ``steps`` learner actions (at least) on ``driver``'s window, drawn
-    from the shard's seed (the same sequences every run: a failure replays with the same
-    shard).  hypothesis also runs a few sequences it cuts short (it overran its buffer):
-    counted in "sequences", not in "full"."""
+    from ``seed_value`` (the same sequences every run: a failure replays with its chunk).
+    hypothesis also runs a few sequences it cuts short (it overran its buffer): counted in
+    "sequences", not in "full"."""
     counts = {"sequences": 0, "full": 0, "steps": 0, "steps_asked": steps, "checks": 0,
-              "action_seconds": {}, "action_calls": {}}
+              "action_seconds": {}, "action_cpu": {}, "action_calls": {}}
     trap = FaultTrap().install()
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), time.process_time()
     try:
-        machine = seed(FUZZ_SEED + 1000 * heavy + shard)(learner_machine(driver, trap, counts, heavy))
+        machine = seed(seed_value)(learner_machine(driver, trap, counts, heavy))
         run_state_machine_as_test(
             machine,
             settings=settings(
                 max_examples=sequences,
                 stateful_step_count=steps,
-                derandomize=False,  # the shard's seed instead: the same sequences every run
+                derandomize=False,  # the chunk's seed instead: the same sequences every run
                 database=None,
                 print_blob=True,
                 deadline=None,
@@ -284,77 +312,156 @@ def run_machine(driver, sequences: int, steps: int, shard: int = 0, heavy: bool 
     finally:
         trap.uninstall()
         counts["seconds"] = time.monotonic() - started
-        print(f"\nlearner fuzz, shard {shard}{' (heavy)' if heavy else ''}: " + summary(counts))
+        counts["cpu_seconds"] = time.process_time() - cpu_started
     return counts
 
 
 def summary(counts: dict) -> str:
     slowest = sorted(counts["action_seconds"].items(), key=lambda kv: -kv[1])[:40]
-    return (f"{counts['full']} sequences of {counts['steps_asked']}+ steps ({counts['sequences']} run), "
-            f"{counts['steps']} steps, {counts['checks']} checks in {counts['seconds']:.1f} s\n"
-            "  the actions' time (s, calls): " + ", ".join(
-                f"{name} {secs:.1f} ({counts['action_calls'][name]})" for name, secs in slowest))
+    return (f"{len(counts['chunks'])} chunks, "
+            f"{counts['full']} sequences of {counts['steps_asked']}+ steps ({counts['sequences']} run), "
+            f"{counts['steps']} steps, {counts['checks']} checks in {counts['seconds']:.1f} s "
+            f"({counts['cpu_seconds']:.1f} s of CPU while fuzzing)\n"
+            "  the actions' time (s wall / s CPU, calls): " + ", ".join(
+                f"{name} {secs:.1f} / {counts['action_cpu'][name]:.1f} ({counts['action_calls'][name]})"
+                for name, secs in slowest))
 
 
 def merged(runs: list[dict], seconds: float) -> dict:
-    total = {"sequences": 0, "full": 0, "steps": 0, "checks": 0, "action_seconds": {}, "action_calls": {},
+    total = {"sequences": 0, "full": 0, "steps": 0, "checks": 0, "cpu_seconds": 0.0, "chunks": [],
+             "action_seconds": {}, "action_cpu": {}, "action_calls": {},
              "steps_asked": min(c["steps_asked"] for c in runs), "seconds": seconds}
     for c in runs:
-        for key in ("sequences", "full", "steps", "checks"):
+        for key in ("sequences", "full", "steps", "checks", "cpu_seconds", "chunks"):
             total[key] += c[key]
-        for key in ("action_seconds", "action_calls"):
+        for key in ("action_seconds", "action_cpu", "action_calls"):
             for name, value in c[key].items():
                 total[key][name] = total[key].get(name, 0) + value
     return total
 
 
-def run_shard(driver, shard: int, processes: int) -> list[dict]:
-    """Shard ``shard``'s part: its share of the heavy sequences, then of the others."""
-    heavy = -(-HEAVY_SEQUENCES // processes)
-    light = -(-max(0, FUZZ_SEQUENCES - HEAVY_SEQUENCES) // processes)
-    return [run_machine(driver, heavy, FUZZ_STEPS, shard, heavy=True), run_machine(driver, light, FUZZ_STEPS, shard)]
+def fuzz_chunks() -> list[tuple[str, int, int, bool]]:
+    """(name, seed, sequences, heavy) of every chunk of the run, the heavy ones first (the
+    costliest first: the processes end closer together)."""
+    chunks = []
+    for heavy, total, size, base in ((True, HEAVY_SEQUENCES, HEAVY_CHUNK, FUZZ_SEED + 1000),
+                                     (False, max(0, FUZZ_SEQUENCES - HEAVY_SEQUENCES), LIGHT_CHUNK, FUZZ_SEED)):
+        for j, first in enumerate(range(0, total, size)):
+            chunks.append((f"{'heavy' if heavy else 'light'}-{j}", base + j, min(size, total - first), heavy))
+    return chunks
 
 
-def start_shard(shard: int, report: Path) -> subprocess.Popen:
-    """This test in a child process, on shard ``shard``; it writes its counts to ``report``."""
-    env = dict(os.environ, ATTENTION_LAB_FUZZ_SHARD=str(shard), ATTENTION_LAB_FUZZ_REPORT=str(report))
+def _take(pool: Path, name: str) -> bool:
+    """Take chunk ``name`` from the pool the processes share; False if another took it."""
+    try:
+        os.close(os.open(pool / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+def run_shard(driver, label: str, pool: Path | None, only: set[str] | None = None) -> list[dict]:
+    """This process's part: every chunk it takes from ``pool`` before the others do (None:
+    every chunk, or those named in ``only``).  A failing chunk says how to replay it."""
+    runs = []
+    for name, seed_value, sequences, heavy in fuzz_chunks():
+        if (only is not None and name not in only) or (pool is not None and not _take(pool, name)):
+            continue
+        try:
+            # + 1: hypothesis' simplest sequence comes first (see LIGHT_CHUNK)
+            runs.append(run_machine(driver, sequences + 1, FUZZ_STEPS, seed_value, heavy=heavy))
+        except BaseException:
+            print(f"\nlearner fuzz: chunk {name} (seed {seed_value}) failed in {label}; "
+                  f"replay it alone with ATTENTION_LAB_FUZZ_CHUNKS={name}")
+            raise
+        runs[-1]["chunks"] = [name]
+    if runs:
+        print(f"\nlearner fuzz, {label}: " + summary(merged(runs, sum(r["seconds"] for r in runs))))
+    return runs
+
+
+def start_shard(shard: int, report: Path, pool: Path) -> subprocess.Popen:
+    """This test in a child process taking chunks from ``pool``; it writes its counts to ``report``."""
+    env = dict(os.environ, ATTENTION_LAB_FUZZ_SHARD=str(shard), ATTENTION_LAB_FUZZ_REPORT=str(report),
+               ATTENTION_LAB_FUZZ_POOL=str(pool))
     command = [sys.executable, "-m", "pytest", __file__, "-q", "-s", "-p", "no:cacheprovider",
                "-k", "test_random_learner_click_paths_keep_the_window_consistent"]
     return subprocess.Popen(command, env=env, cwd=Path(__file__).resolve().parents[2],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def test_random_learner_click_paths_keep_the_window_consistent(random_driver, tally, tmp_path):
-    """FUZZ_SEQUENCES × FUZZ_STEPS, split over FUZZ_PROCESSES processes (this one and
-    children running this test on a shard of their own: the machine has 2 cores, and a
-    window keeps about one busy).  A child's failure fails this test with the child's
-    output: the shrunk sequence, and the shard to replay it with."""
-    shard = os.environ.get("ATTENTION_LAB_FUZZ_SHARD")
-    if shard is not None:  # a child: its shard only, its counts to the parent
-        runs = run_shard(random_driver, int(shard), FUZZ_PROCESSES)
-        Path(os.environ["ATTENTION_LAB_FUZZ_REPORT"]).write_text(json.dumps(runs), encoding="utf-8")
-        return
+#: ATTENTION_LAB_FUZZ_CHUNKS=light-3,heavy-0: run only these chunks, in this process (a replay)
+REPLAY_CHUNKS = {c for c in os.environ.get("ATTENTION_LAB_FUZZ_CHUNKS", "").split(",") if c} or None
+
+
+@pytest.fixture(scope="session")
+def fuzz_children(tmp_path_factory):
+    """The random run's other processes, started before any other fixture of the test: a
+    child spends its first ~20 s of CPU on start-up (pytest, torch, transformers, its
+    checkpoints, its window); started from the test's body, that ran while this process
+    was already fuzzing.  Started first, both processes start up side by side.  A child, a
+    replay (REPLAY_CHUNKS) or a deselected random test starts none.  Yields (started
+    monotonic time, the chunk pool, [(process, report path)]); the children are killed at
+    the end if the test never collected them (its setup failed)."""
     started = time.monotonic()
-    children = [(start_shard(i, tmp_path / f"shard-{i}.json"), tmp_path / f"shard-{i}.json")
+    if os.environ.get("ATTENTION_LAB_FUZZ_SHARD") is not None or REPLAY_CHUNKS is not None:
+        pool = os.environ.get("ATTENTION_LAB_FUZZ_POOL")
+        yield started, Path(pool) if pool else None, []
+        return
+    folder = tmp_path_factory.mktemp("fuzz-shards")
+    pool = folder / "pool"
+    pool.mkdir()
+    children = [(start_shard(i, folder / f"shard-{i}.json", pool), folder / f"shard-{i}.json")
                 for i in range(1, FUZZ_PROCESSES)]
+    yield started, pool, children
+    for child, _report in children:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+
+
+def test_random_learner_click_paths_keep_the_window_consistent(fuzz_children, random_driver, tally):
+    """FUZZ_SEQUENCES × FUZZ_STEPS in chunks shared by FUZZ_PROCESSES processes (this one
+    and children running this test: the machine has 2 cores, and a window keeps about one
+    busy).  A child's failure fails this test with the child's output: the shrunk sequence,
+    and the chunk to replay it with.  The time printed runs from the children's start
+    (before this process's own fixtures) to the last process's end."""
+    started, pool, children = fuzz_children
+    shard = os.environ.get("ATTENTION_LAB_FUZZ_SHARD")
+    if shard is not None:  # a child: the chunks it takes, its counts to the parent
+        runs = run_shard(random_driver, f"process {shard}", pool)
+        report = {"runs": runs, "ended": time.time()}  # (wall clock: compared with the parent's)
+        Path(os.environ["ATTENTION_LAB_FUZZ_REPORT"]).write_text(json.dumps(report), encoding="utf-8")
+        return
+    if REPLAY_CHUNKS is not None:
+        run_shard(random_driver, "the replay", None, only=REPLAY_CHUNKS)
+        return
     failed = True
     try:
-        runs = run_shard(random_driver, 0, FUZZ_PROCESSES)
+        runs = run_shard(random_driver, "process 0", pool)
         failed = False
     finally:
+        ended = time.time()
         outputs = []
         for child, _report in children:
             if failed:
-                child.kill()  # this shard's failure is the report
+                child.kill()  # this process's failure is the report
             outputs.append(child.communicate()[0])
-    for (child, report), output in zip(children, outputs):
-        assert child.returncode == 0, f"a fuzz shard failed (replay: its ATTENTION_LAB_FUZZ_SHARD):\n{output[-12000:]}"
-        runs += json.loads(report.read_text(encoding="utf-8"))
+    ends = {"process 0": ended}  # wall clock, comparable across the processes
+    for i, ((child, report), output) in enumerate(zip(children, outputs), start=1):
+        assert child.returncode == 0, f"a fuzz process failed (its output names the chunk to replay):\n{output[-12000:]}"
+        child_report = json.loads(report.read_text(encoding="utf-8"))
+        runs += child_report["runs"]
+        ends[f"process {i}"] = child_report["ended"]
+    # how far apart the processes ended (a core doing nothing meanwhile): the chunks' balance
+    print(f"\nlearner fuzz: the processes ended {max(ends.values()) - min(ends.values()):.1f} s apart "
+          f"(the last: {max(ends, key=ends.get)})")
+    assert sorted(name for r in runs for name in r["chunks"]) == sorted(c[0] for c in fuzz_chunks())
     counts = merged(runs, time.monotonic() - started)
     print(f"\nlearner fuzz, {FUZZ_PROCESSES} processes: " + summary(counts))
     tally[("learner", "click-path sequences on the real window")] += counts["full"]
     tally[("learner", "click-path steps on the real window")] += counts["steps"]
-    assert counts["full"] >= FUZZ_SEQUENCES
+    assert counts["full"] >= FUZZ_SEQUENCES + len(fuzz_chunks())  # + each chunk's simplest sequence
     # every action, the heavy ones included, ran somewhere in the run
     assert set(ACTIONS) <= set(counts["action_calls"]), f"never drawn: {sorted(set(ACTIONS) - set(counts['action_calls']))}"
 
