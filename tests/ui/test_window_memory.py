@@ -78,3 +78,20 @@ def test_closed_windows_are_freed(qtbot, isolated_settings, tiny_checkpoint):
     finally:
         gc.unfreeze()
         gc.collect()
+
+
+def test_no_code_calls_qmetamethod_from_signal():
+    """The leak must not come back through another panel or a new helper."""
+    import ast
+    from pathlib import Path
+
+    import attention_lab
+
+    package = Path(attention_lab.__file__).parent
+    calls = [
+        f"{path.relative_to(package)}:{node.lineno}"
+        for path in package.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "fromSignal"
+    ]
+    assert calls == [], f"QMetaMethod.fromSignal keeps a reference to the signal's owner: {calls}"
