@@ -328,7 +328,7 @@ class MaskPanel(Panel):
     # ------------------------------------------------------------------ the modes (worker)
     def _request_modes(self) -> None:
         state = self.state
-        if state is None or not self.is_served(self.modes_wanted) or not self.isVisible():
+        if state is None or not self.is_served("modes_wanted") or not self.isVisible():
             return
         key = edit_key(state)
         if (self._result is not None and self._result.key == key) or self._pending_key == key:
