@@ -214,7 +214,11 @@ class Docks:
         whose tabs are the first tabs of a longer bar is such a leftover: it is hidden (Qt
         shows each bar it uses whenever it lays the docks out)."""
         bars = [bar for bar in self.window.findChildren(QTabBar) if bar.parent() is self.window]
-        tabs = {id(bar): [bar.tabText(i) for i in range(bar.count())] for bar in bars}
+        # each tab by the dock it stands for (Qt keeps the dock's address as the tab's data), not by its
+        # title: the leftover keeps the titles of its time, so in a window opened in Portuguese it said
+        # "Leakage diff | Mask" beside "Vazamento | Máscara | …", was never matched, and showed over the maps
+        tabs = {id(bar): [bar.tabText(i) if bar.tabData(i) is None else bar.tabData(i) for i in range(bar.count())]
+                for bar in bars}
         for bar in bars:
             mine = tabs[id(bar)]
             if any(len(tabs[id(other)]) > len(mine) and tabs[id(other)][: len(mine)] == mine for other in bars):
