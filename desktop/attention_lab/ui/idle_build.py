@@ -7,9 +7,9 @@ measured with the perf probe, issue 19).  Here, once the first analysis is on sc
 timer builds one such panel per turn of the event loop, shows it (in its dock behind a tab:
 polished and laid out, out of sight) on the next turn, draws the newest analysis into it on
 the turn after, then, one per turn, the parts the panel left for later
-(:meth:`Panel.build_later_part`: the KV panel's stability tab, ~0.1 s), so the window
-answers input between every two steps and the first click on a tab only shows what
-exists.  It waits while an analysis is being drawn (the learner's edit comes first) and
+(:meth:`Panel.build_later_part`: the KV panel's stability tab, ~0.1 s; the mask's two bar
+plots), so the window answers input between every two steps and the first click on a tab
+only shows what exists.  It waits while an analysis is being drawn (the learner's edit comes first) and
 while the worker computes (for a while), and stops when every panel is built and drawn.
 """
 
