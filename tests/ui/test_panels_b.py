@@ -540,17 +540,23 @@ class HeldRunner(CannedRunner):
         return super().submit(kind, fn, *args, **callbacks)
 
 
-def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtbot, state):
-    """Live curves are lines, a finished run's have a dot per token.  Each repetition starts its curves again: the live time axis keeps the top it has grown to
-    (a new top is new ticks and a repaint of the whole plot; it fell and rose 2-3 times a
-    repetition).  The finished run's curves are drawn on that axis, and the axis is fitted to
-    them in the next turn of the event loop, apart from the results' texts (issue 19)."""
+def held_kv_panel(qtbot, state, new_tokens: int, repetitions: int) -> tuple[KVBenchPanel, HeldRunner]:
+    """A shown KV panel on ``state`` whose worker the test plays (``runner.on_progress``, ``on_result``)."""
     panel = shown(qtbot, KVBenchPanel())
     runner = HeldRunner(None)
     serve(panel, runner)
     panel.show_state(state)
-    panel.new_tokens.setValue(4)
-    panel.repetitions.setValue(2)
+    panel.new_tokens.setValue(new_tokens)
+    panel.repetitions.setValue(repetitions)
+    return panel, runner
+
+
+def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtbot, state):
+    """Live curves are lines, a finished run's have a dot per token.  Each repetition starts its
+    curves again: the live time axis keeps the top it has grown to (a new top is new ticks and a
+    repaint of the whole plot; it fell and rose 2-3 times a repetition).  The finished run's curves are drawn on that axis, and the axis is fitted to
+    them in the next turn of the event loop, apart from the results' texts (issue 19)."""
+    panel, runner = held_kv_panel(qtbot, state, 4, 2)
     vb = panel.plot.getPlotItem().getViewBox()
     ranges = []
     set_range = vb.setRange
@@ -584,12 +590,7 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
 def test_the_kv_progress_bar_is_painted_with_the_next_frame_not_at_once(qtbot, state):
     """QProgressBar.setValue repaints synchronously (the bar and its parents behind it, 2-3 ms
     per live redraw); the panel only marks it dirty, and the next frame shows the new step."""
-    panel = shown(qtbot, KVBenchPanel())
-    runner = HeldRunner(None)
-    serve(panel, runner)
-    panel.show_state(state)
-    panel.new_tokens.setValue(4)
-    panel.repetitions.setValue(1)
+    panel, runner = held_kv_panel(qtbot, state, 4, 1)
     assert panel.run_benchmark()
     qtbot.wait(50)
     paints = []
