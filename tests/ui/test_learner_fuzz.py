@@ -81,6 +81,9 @@ FUZZ_SEED = 20261201  # light chunk j draws from FUZZ_SEED + j, heavy chunk j fr
 #: hypothesis' simplest sequence first (its first rule, every step: cheap), one more than
 #: its share, so the run still has FUZZ_SEQUENCES drawn ones.
 LIGHT_CHUNK, HEAVY_CHUNK = 10, 5
+#: the last LIGHT_TAIL light sequences come in chunks of half the size: the processes end at
+#: most a small chunk apart (a chunk of 10 costs ~10 s of a core)
+LIGHT_TAIL = 20
 #: the actions that cost half a second to seconds a step (a new window; a download process;
 #: a model read from disk, then analysed).  They run in HEAVY_SEQUENCES of the sequences
 #: (hypothesis runs of their own, so a shrunk failure replays with the same rules), at most
@@ -344,10 +347,15 @@ def fuzz_chunks() -> list[tuple[str, int, int, bool]]:
     """(name, seed, sequences, heavy) of every chunk of the run, the heavy ones first (the
     costliest first: the processes end closer together)."""
     chunks = []
-    for heavy, total, size, base in ((True, HEAVY_SEQUENCES, HEAVY_CHUNK, FUZZ_SEED + 1000),
-                                     (False, max(0, FUZZ_SEQUENCES - HEAVY_SEQUENCES), LIGHT_CHUNK, FUZZ_SEED)):
-        for j, first in enumerate(range(0, total, size)):
-            chunks.append((f"{'heavy' if heavy else 'light'}-{j}", base + j, min(size, total - first), heavy))
+    for heavy, total, size, tail, base in (
+            (True, HEAVY_SEQUENCES, HEAVY_CHUNK, 0, FUZZ_SEED + 1000),
+            (False, max(0, FUZZ_SEQUENCES - HEAVY_SEQUENCES), LIGHT_CHUNK, LIGHT_TAIL, FUZZ_SEED)):
+        first = j = 0
+        while first < total:
+            left = total - first
+            n = min(left, size if left > tail else max(1, size // 2))
+            chunks.append((f"{'heavy' if heavy else 'light'}-{j}", base + j, n, heavy))
+            first, j = first + n, j + 1
     return chunks
 
 
