@@ -191,3 +191,36 @@ def test_the_hover_tooltip_goes_when_the_mouse_leaves_the_map(qtbot, tiny_checkp
     panel._head_hover(("head", True), None, None)  # what the map reports when the mouse leaves it
     qtbot.waitUntil(lambda: not QToolTip.isVisible())
     assert panel.hover_text == ""
+
+
+def test_switching_the_one_head_view_keeps_its_plots_and_colour_bar(qtbot, tiny_checkpoint):
+    """Issue 19 (the soak's ``_build_head`` stalls): switching between one map and causal |
+    bidirectional side by side moves the same plots in and out of the layout instead of
+    building new PlotItems and a new ColorBarItem each time, and what is shown follows."""
+    from attention_lab.ui.panels.head_grid import SIDE_BY_SIDE, VIEWS
+
+    panel, state = _one_head_panel(qtbot, tiny_checkpoint, 900, 600)
+    side_by_side = VIEWS.index(SIDE_BY_SIDE)
+    single = next(i for i, view in enumerate(VIEWS) if i != side_by_side and view != VIEWS[-1])
+    assert panel.view_combo.currentIndex() == side_by_side
+    plots, bar = [plot for plot, *_rest in panel._head_plots], panel._head_bar
+    assert len(plots) == 2
+
+    def in_layout():
+        return [item for item in panel.head_view.ci.items]
+
+    for index, count in ((single, 1), (side_by_side, 2), (single, 1), (side_by_side, 2)):
+        panel.view_combo.setCurrentIndex(index)
+        shown = [plot for plot, *_rest in panel._head_plots]
+        assert shown == plots[:count]  # the very same objects
+        assert panel._head_bar is bar
+        assert in_layout() == [*plots[:count], bar]
+        assert all(plot.scene() is panel.head_view.scene() for plot in shown)
+        assert plots[1].scene() is (panel.head_view.scene() if count == 2 else None)
+        qtbot.wait(20)
+    # the bar still sets the levels of both maps (each connected once)
+    bar.setLevels((0.2, 0.6))
+    assert all(tuple(image.levels) == pytest.approx((0.2, 0.6)) for _plot, image, _over, _texts in panel._head_plot_pool)
+    # the maps show the state's head, the second one bidirectional
+    h = panel.head
+    np.testing.assert_allclose(panel._head_plots[1][1].image, state.attention_bidirectional[h].numpy(), atol=1e-6)

@@ -52,7 +52,7 @@ from attention_lab.ui.panels.mosaic import (
     tile_ticks,
     title_items,
 )
-from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label, roles_text
+from attention_lab.ui.panels.panel_kit import TextPool, explanation_label, roles_text
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.core import roles as chapter_roles
 from attention_lab.core.pooling import pool_factor, pooled_for
@@ -165,6 +165,9 @@ class HeadGridPanel(Panel):
         self.back.clicked.connect(lambda: self.tabs.setCurrentIndex(0))
         self.head_view = pg.GraphicsLayoutWidget(head_page)
         self.head_view.setBackground("w")
+        self._head_plot_pool: list = []  # (plot, image, overlay, cell texts) per column, made once (_build_head)
+        self._head_plots: list = []  # those the view shows now
+        self._head_bar = None
         row = QHBoxLayout()
         row.addWidget(self.head_label)
         row.addWidget(self.head_spin)
@@ -468,23 +471,37 @@ class HeadGridPanel(Panel):
             self._render_grid()
 
     def _build_head(self, count: int) -> None:
-        """The enlarged head's plots (one, or causal and bidirectional side by side), made
-        once per layout and reused: building a PlotItem costs ~40 ms of GUI time."""
-        clear_layout(self.head_view)
-        self._head_plots = []
-        for col in range(count):
-            plot = self.head_view.addPlot(row=0, col=col, enableMenu=False)
+        """The enlarged head's plots (one, or causal and bidirectional side by side) and their
+        colour bar in the layout.  Each column's plot is made the first time a view needs it
+        and kept: switching the view only moves them in and out of the layout.  Made again on
+        every switch they held the GUI thread 70-120 ms of CPU each time (two PlotItems and a
+        ColorBarItem, whose own view box builds a menu; the soak's ``_build_head`` stalls)."""
+        layout = self.head_view.ci
+        for item in list(layout.items):
+            layout.removeItem(item)
+        made = len(self._head_plot_pool)
+        while len(self._head_plot_pool) < count:
+            plot = pg.PlotItem(enableMenu=False)
             configure_map_plot(plot)
             _fix_token_axis_width(plot)
             image = HeatImage(("head", True), self._head_hover, None)
             plot.addItem(image)
             over = overlay_item()
             plot.addItem(over)
-            self._head_plots.append((plot, image, over, TextPool(plot)))
+            self._head_plot_pool.append((plot, image, over, TextPool(plot)))
             plot.getViewBox().sigResized.connect(self._show_head_values)
-        self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
-        self._head_bar.setImageItem([image for _, image, _, _ in self._head_plots])
-        self.head_view.addItem(self._head_bar, row=0, col=count)
+        if self._head_bar is None:
+            self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
+        if len(self._head_plot_pool) != made:
+            # the bar sets the levels of every kept map (a map out of the layout too: the
+            # same levels when it comes back); each image connected to it once
+            for _plot, image, _over, _texts in self._head_plot_pool[:made]:
+                image.sigLevelsChanged.disconnect(self._head_bar._levelsChangedHandler)
+            self._head_bar.setImageItem([image for _, image, _, _ in self._head_plot_pool])
+        self._head_plots = self._head_plot_pool[:count]
+        for col, (plot, *_rest) in enumerate(self._head_plots):
+            layout.addItem(plot, row=0, col=col)
+        layout.addItem(self._head_bar, row=0, col=count)
 
     def _render_head(self) -> None:
         state = self.state
@@ -503,7 +520,7 @@ class HeadGridPanel(Panel):
             panels = [(True, state.attention_causal[h]), (False, state.attention_bidirectional[h])]
         else:
             panels = [(state.causal, (state.attention_causal if state.causal else state.attention_bidirectional)[h])]
-        if len(getattr(self, "_head_plots", [])) != len(panels):
+        if len(self._head_plots) != len(panels):
             self._build_head(len(panels))
         self._head_images = {}
         rect = QRectF(0, 0, n, n)
@@ -540,7 +557,7 @@ class HeadGridPanel(Panel):
         n = self.state.n_tokens if self.state is not None else 0
         metrics = QFontMetrics(QApplication.font())
         need_w, need_h = metrics.horizontalAdvance(fixed(0.88, 2)) + 6, metrics.height()
-        for plot, _image, _over, texts in getattr(self, "_head_plots", []):
+        for plot, _image, _over, texts in self._head_plots:
             box = plot.getViewBox().size()
             fits = n > 0 and box.width() / n >= need_w and box.height() / n >= need_h
             texts.show(self._head_values.get(id(texts), []) if fits else [])
