@@ -13,6 +13,7 @@ from attention_lab.ui.panels.mosaic import (
     mosaic_overlay,
     square_view_range,
     tile_overlay,
+    tile_side_px,
     tile_ticks,
 )
 
@@ -103,6 +104,54 @@ def test_the_view_keeps_cells_square_against_the_left_and_bottom_axes():
     # a tall box: the width decides, the spare height is above the first row (the bottom axis stays under the maps)
     (x0, x1), (y0, y1) = square_view_range(geometry, 300.0, 900.0)[0]
     assert (x0, x1) == pytest.approx(full_x) and y1 == pytest.approx(full_y1) and y0 < full_y0
+
+
+def test_the_tile_size_told_to_the_worker_does_not_depend_on_the_number_of_tokens():
+    """Issue 19: the tile's screen size counts the gaps as fractions of a tile, so a 10-token
+    mosaic (gaps rounded to whole pixels) and a 1000-token one tell the worker the same size
+    for the same box, and that size is the one the square view really gives a tile."""
+    for box in ((900.0, 300.0), (300.0, 900.0), (640.0, 480.0)):
+        side = tile_side_px(12, *box)
+        big = MosaicGeometry(heads=12, cells=1000, pixels=1000, pool=1)  # rounding negligible
+        assert side == pytest.approx(big.pixels * square_view_range(big, *box)[1], rel=1e-3)
+        small = MosaicGeometry(heads=12, cells=10, pixels=10, pool=1)
+        assert small.pixels * square_view_range(small, *box)[1] != pytest.approx(side, rel=1e-3)  # what was told before
+    assert tile_side_px(4, 600.0, 600.0) > tile_side_px(12, 600.0, 600.0)  # fewer heads, bigger tiles
+    assert tile_side_px(12, 0.0, 600.0) == 0.0
+
+
+def test_a_longer_text_tells_the_same_tile_size_and_uses_the_workers_pooling(qtbot, tiny_checkpoint, monkeypatch):
+    """The head grid tells the same pixels for a short and a long text in the same box, so the long
+    text's preview (pooled on the worker to the told size) is what the grid draws: no pooling of the
+    whole maps on the GUI thread."""
+    import attention_lab.ui.panels.head_grid as head_grid
+    from attention_lab.core.pooling import previews
+    from state_factory import build_state, load
+
+    model = load(tiny_checkpoint)
+    panel = head_grid.HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(520, 420)
+    panel.grid_view.setFixedSize(420, 330)  # tiles of ~50-60 px: the tiny model's 64 tokens are pooled
+    panel.show()
+    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
+    qtbot.wait(300)  # laid out (a resize re-tells)
+    short_told = panel._told_pixels
+    assert short_told >= 48
+    long_state = build_state(model, "the dog bit the man and the man bit the dog " * 6)
+    n = long_state.n_tokens
+    assert n > short_told  # pooled in this box
+    long_state.grid_previews.clear()
+    long_state.grid_previews.update(previews(long_state.attention_causal, long_state.attention_bidirectional, short_told))
+    full_pools = []
+    original = head_grid.pooled_for
+    monkeypatch.setattr(head_grid, "pooled_for", lambda maps, preview, pool: (
+        full_pools.append(preview is None or pool < preview[0]) or original(maps, preview, pool)))
+    panel.show_state(long_state)
+    qtbot.wait(100)
+    assert panel._told_pixels == short_told
+    assert full_pools and not any(full_pools)
+    assert panel._pool == long_state.grid_previews[True][0]
 
 
 def test_the_mouse_over_a_tile_names_its_head_query_key_and_weight(qtbot, tiny_checkpoint):

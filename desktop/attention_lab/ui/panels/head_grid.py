@@ -49,6 +49,7 @@ from attention_lab.ui.panels.mosaic import (
     compose,
     mosaic_overlay,
     square_view_range,
+    tile_side_px,
     tile_ticks,
     title_items,
 )
@@ -453,7 +454,7 @@ class HeadGridPanel(Panel):
         if geometry is None:
             return 256.0
         size = self.grid_plot.getViewBox().size()
-        side = geometry.pixels * geometry.pool * square_view_range(geometry, size.width(), size.height())[1]
+        side = tile_side_px(geometry.heads, size.width(), size.height())  # the same for any number of tokens
         return side if side >= 48 else 256.0
 
     def _tell_pixels(self) -> None:
