@@ -53,7 +53,7 @@ from attention_lab.ui.panels.mosaic import (
     tile_ticks,
     title_items,
 )
-from attention_lab.ui.panels.panel_kit import TextPool, explanation_label, roles_text
+from attention_lab.ui.panels.panel_kit import CellLabels, explanation_label, roles_text
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.core import roles as chapter_roles
 from attention_lab.core.pooling import pool_factor, pooled_for
@@ -64,6 +64,9 @@ CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many
 ONE_MODE, SIDE_BY_SIDE, BUDGET = "mode", "side_by_side", "budget"
 VIEWS = (ONE_MODE, SIDE_BY_SIDE, BUDGET)  # the enlarged head's views, in the combo box's order
 
+
+
+WHITE, BLACK = (255, 255, 255), (0, 0, 0)  # a cell value's colour on a dark or a light cell
 
 
 def _fix_token_axis_width(plot: pg.PlotItem) -> None:
@@ -489,7 +492,11 @@ class HeadGridPanel(Panel):
             plot.addItem(image)
             over = overlay_item()
             plot.addItem(over)
-            self._head_plot_pool.append((plot, image, over, TextPool(plot)))
+            # the cells' values painted by one item (a TextItem per cell: ~2 ms each to make, and
+            # re-placed on every paint; the first switch to one map made 100 of them, 54 ms)
+            values = CellLabels()
+            plot.addItem(values)
+            self._head_plot_pool.append((plot, image, over, values))
             plot.getViewBox().sigResized.connect(self._show_head_values)
         if self._head_bar is None:
             self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
@@ -547,7 +554,7 @@ class HeadGridPanel(Panel):
             if n <= CELL_TEXT_LIMIT:
                 cells = [(q, k) for q in range(n) for k in range(n) if not (causal and k > q)]
             self._head_values[id(texts)] = [
-                (fixed(arr[q, k], 2), k + 0.5, q + 0.5, "w" if arr[q, k] < 0.55 else "k") for q, k in cells
+                (fixed(arr[q, k], 2), k + 0.5, q + 0.5, WHITE if arr[q, k] < 0.55 else BLACK) for q, k in cells
             ]
             set_view_range(plot, (0, n), (0, n))
         self._show_head_values()
@@ -561,7 +568,7 @@ class HeadGridPanel(Panel):
         for plot, _image, _over, texts in self._head_plots:
             box = plot.getViewBox().size()
             fits = n > 0 and box.width() / n >= need_w and box.height() / n >= need_h
-            texts.show(self._head_values.get(id(texts), []) if fits else [])
+            texts.show_labels(self._head_values.get(id(texts), []) if fits else [])
 
     def _render_overview(self) -> None:
         state = self.state
