@@ -13,6 +13,7 @@ from attention_lab.ui.panels.mosaic import (
     mosaic_overlay,
     square_view_range,
     tile_overlay,
+    tile_side_px,
     tile_ticks,
 )
 
@@ -105,6 +106,54 @@ def test_the_view_keeps_cells_square_against_the_left_and_bottom_axes():
     assert (x0, x1) == pytest.approx(full_x) and y1 == pytest.approx(full_y1) and y0 < full_y0
 
 
+def test_the_tile_size_told_to_the_worker_does_not_depend_on_the_number_of_tokens():
+    """Issue 19: the tile's screen size counts the gaps as fractions of a tile, so a 10-token
+    mosaic (gaps rounded to whole pixels) and a 1000-token one tell the worker the same size
+    for the same box, and that size is the one the square view really gives a tile."""
+    for box in ((900.0, 300.0), (300.0, 900.0), (640.0, 480.0)):
+        side = tile_side_px(12, *box)
+        big = MosaicGeometry(heads=12, cells=1000, pixels=1000, pool=1)  # rounding negligible
+        assert side == pytest.approx(big.pixels * square_view_range(big, *box)[1], rel=1e-3)
+        small = MosaicGeometry(heads=12, cells=10, pixels=10, pool=1)
+        assert small.pixels * square_view_range(small, *box)[1] != pytest.approx(side, rel=1e-3)  # what was told before
+    assert tile_side_px(4, 600.0, 600.0) > tile_side_px(12, 600.0, 600.0)  # fewer heads, bigger tiles
+    assert tile_side_px(12, 0.0, 600.0) == 0.0
+
+
+def test_a_longer_text_tells_the_same_tile_size_and_uses_the_workers_pooling(qtbot, tiny_checkpoint, monkeypatch):
+    """The head grid tells the same pixels for a short and a long text in the same box, so the long
+    text's preview (pooled on the worker to the told size) is what the grid draws: no pooling of the
+    whole maps on the GUI thread."""
+    import attention_lab.ui.panels.head_grid as head_grid
+    from attention_lab.core.pooling import previews
+    from state_factory import build_state, load
+
+    model = load(tiny_checkpoint)
+    panel = head_grid.HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(520, 420)
+    panel.grid_view.setFixedSize(420, 330)  # tiles of ~50-60 px: the tiny model's 64 tokens are pooled
+    panel.show()
+    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
+    qtbot.wait(300)  # laid out (a resize re-tells)
+    short_told = panel._told_pixels
+    assert short_told >= 48
+    long_state = build_state(model, "the dog bit the man and the man bit the dog " * 6)
+    n = long_state.n_tokens
+    assert n > short_told  # pooled in this box
+    long_state.grid_previews.clear()
+    long_state.grid_previews.update(previews(long_state.attention_causal, long_state.attention_bidirectional, short_told))
+    full_pools = []
+    original = head_grid.pooled_for
+    monkeypatch.setattr(head_grid, "pooled_for", lambda maps, preview, pool: (
+        full_pools.append(preview is None or pool < preview[0]) or original(maps, preview, pool)))
+    panel.show_state(long_state)
+    qtbot.wait(100)
+    assert panel._told_pixels == short_told
+    assert full_pools and not any(full_pools)
+    assert panel._pool == long_state.grid_previews[True][0]
+
+
 def test_the_mouse_over_a_tile_names_its_head_query_key_and_weight(qtbot, tiny_checkpoint):
     from attention_lab.ui.panels.head_grid import HeadGridPanel
     from PySide6.QtCore import QPoint, QPointF, Qt
@@ -165,7 +214,24 @@ def _one_head_panel(qtbot, tiny_checkpoint, width, height):
 
 
 def _shown_values(panel):
-    return [item for _plot, _image, _over, texts in panel._head_plots for item in texts.shown if item.isVisible()]
+    """(text, scene rectangle) of every cell value painted: those its cell on screen holds, centred on it."""
+    from attention_lab.ui.panels.panel_kit import CellLabels
+    from PySide6.QtCore import QPointF, QRectF
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QApplication
+
+    metrics = QFontMetrics(QApplication.font())
+    shown = []
+    for plot, _image, _over, values in panel._head_plots:
+        view = plot.getViewBox()
+        corner, far = view.mapViewToScene(QPointF(0, 0)), view.mapViewToScene(QPointF(1, 1))
+        cell = (abs(far.x() - corner.x()), abs(far.y() - corner.y()))
+        for text, x, y in values.texts():
+            if CellLabels.fits(text, cell, metrics):
+                centre = view.mapViewToScene(QPointF(x, y))
+                w, h = metrics.horizontalAdvance(text), metrics.height()
+                shown.append((text, QRectF(centre.x() - w / 2, centre.y() - h / 2, w, h)))
+    return shown
 
 
 @pytest.mark.parametrize("size", [(520, 520), (1300, 1000)], ids=["small dock", "large dock"])
@@ -174,8 +240,8 @@ def test_one_head_cell_values_never_run_together(qtbot, tiny_checkpoint, size):
     value is written only where its cell holds it, and then no two overlap."""
     panel, state = _one_head_panel(qtbot, tiny_checkpoint, *size)
     shown = _shown_values(panel)
-    rects = [item.sceneBoundingRect() for item in shown]
-    overlapping = [(shown[i].toPlainText(), shown[j].toPlainText())
+    rects = [rect for _text, rect in shown]
+    overlapping = [(shown[i][0], shown[j][0])
                    for i in range(len(shown)) for j in range(i + 1, len(shown)) if rects[i].intersects(rects[j])]
     assert not overlapping
     if size[0] > 1000:  # room enough: at least every weight on or below the causal map's diagonal is written
@@ -191,3 +257,36 @@ def test_the_hover_tooltip_goes_when_the_mouse_leaves_the_map(qtbot, tiny_checkp
     panel._head_hover(("head", True), None, None)  # what the map reports when the mouse leaves it
     qtbot.waitUntil(lambda: not QToolTip.isVisible())
     assert panel.hover_text == ""
+
+
+def test_switching_the_one_head_view_keeps_its_plots_and_colour_bar(qtbot, tiny_checkpoint):
+    """Issue 19 (the soak's ``_build_head`` stalls): switching between one map and causal |
+    bidirectional side by side moves the same plots in and out of the layout instead of
+    building new PlotItems and a new ColorBarItem each time, and what is shown follows."""
+    from attention_lab.ui.panels.head_grid import SIDE_BY_SIDE, VIEWS
+
+    panel, state = _one_head_panel(qtbot, tiny_checkpoint, 900, 600)
+    side_by_side = VIEWS.index(SIDE_BY_SIDE)
+    single = next(i for i, view in enumerate(VIEWS) if i != side_by_side and view != VIEWS[-1])
+    assert panel.view_combo.currentIndex() == side_by_side
+    plots, bar = [plot for plot, *_rest in panel._head_plots], panel._head_bar
+    assert len(plots) == 2
+
+    def in_layout():
+        return [item for item in panel.head_view.ci.items]
+
+    for index, count in ((single, 1), (side_by_side, 2), (single, 1), (side_by_side, 2)):
+        panel.view_combo.setCurrentIndex(index)
+        shown = [plot for plot, *_rest in panel._head_plots]
+        assert shown == plots[:count]  # the very same objects
+        assert panel._head_bar is bar
+        assert in_layout() == [*plots[:count], bar]
+        assert all(plot.scene() is panel.head_view.scene() for plot in shown)
+        assert plots[1].scene() is (panel.head_view.scene() if count == 2 else None)
+        qtbot.wait(20)
+    # the bar still sets the levels of both maps (each connected once)
+    bar.setLevels((0.2, 0.6))
+    assert all(tuple(image.levels) == pytest.approx((0.2, 0.6)) for _plot, image, _over, _texts in panel._head_plot_pool)
+    # the maps show the state's head, the second one bidirectional
+    h = panel.head
+    np.testing.assert_allclose(panel._head_plots[1][1].image, state.attention_bidirectional[h].numpy(), atol=1e-6)

@@ -49,10 +49,11 @@ from attention_lab.ui.panels.mosaic import (
     compose,
     mosaic_overlay,
     square_view_range,
+    tile_side_px,
     tile_ticks,
     title_items,
 )
-from attention_lab.ui.panels.panel_kit import TextPool, clear_layout, explanation_label, roles_text
+from attention_lab.ui.panels.panel_kit import CellLabels, explanation_label, roles_text
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.core import roles as chapter_roles
 from attention_lab.core.pooling import pool_factor, pooled_for
@@ -63,6 +64,9 @@ CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many
 ONE_MODE, SIDE_BY_SIDE, BUDGET = "mode", "side_by_side", "budget"
 VIEWS = (ONE_MODE, SIDE_BY_SIDE, BUDGET)  # the enlarged head's views, in the combo box's order
 
+
+
+WHITE, BLACK = (255, 255, 255), (0, 0, 0)  # a cell value's colour on a dark or a light cell
 
 
 def _fix_token_axis_width(plot: pg.PlotItem) -> None:
@@ -165,6 +169,9 @@ class HeadGridPanel(Panel):
         self.back.clicked.connect(lambda: self.tabs.setCurrentIndex(0))
         self.head_view = pg.GraphicsLayoutWidget(head_page)
         self.head_view.setBackground("w")
+        self._head_plot_pool: list = []  # (plot, image, overlay, cell texts) per column, made once (_build_head)
+        self._head_plots: list = []  # those the view shows now
+        self._head_bar = None
         row = QHBoxLayout()
         row.addWidget(self.head_label)
         row.addWidget(self.head_spin)
@@ -450,7 +457,7 @@ class HeadGridPanel(Panel):
         if geometry is None:
             return 256.0
         size = self.grid_plot.getViewBox().size()
-        side = geometry.pixels * geometry.pool * square_view_range(geometry, size.width(), size.height())[1]
+        side = tile_side_px(geometry.heads, size.width(), size.height())  # the same for any number of tokens
         return side if side >= 48 else 256.0
 
     def _tell_pixels(self) -> None:
@@ -468,23 +475,41 @@ class HeadGridPanel(Panel):
             self._render_grid()
 
     def _build_head(self, count: int) -> None:
-        """The enlarged head's plots (one, or causal and bidirectional side by side), made
-        once per layout and reused: building a PlotItem costs ~40 ms of GUI time."""
-        clear_layout(self.head_view)
-        self._head_plots = []
-        for col in range(count):
-            plot = self.head_view.addPlot(row=0, col=col, enableMenu=False)
+        """The enlarged head's plots (one, or causal and bidirectional side by side) and their
+        colour bar in the layout.  Each column's plot is made the first time a view needs it
+        and kept: switching the view only moves them in and out of the layout.  Made again on
+        every switch they held the GUI thread 70-120 ms of CPU each time (two PlotItems and a
+        ColorBarItem, whose own view box builds a menu; the soak's ``_build_head`` stalls)."""
+        layout = self.head_view.ci
+        for item in list(layout.items):
+            layout.removeItem(item)
+        made = len(self._head_plot_pool)
+        while len(self._head_plot_pool) < count:
+            plot = pg.PlotItem(enableMenu=False)
             configure_map_plot(plot)
             _fix_token_axis_width(plot)
             image = HeatImage(("head", True), self._head_hover, None)
             plot.addItem(image)
             over = overlay_item()
             plot.addItem(over)
-            self._head_plots.append((plot, image, over, TextPool(plot)))
+            # the cells' values painted by one item (a TextItem per cell: ~2 ms each to make, and
+            # re-placed on every paint; the first switch to one map made 100 of them, 54 ms)
+            values = CellLabels()
+            plot.addItem(values)
+            self._head_plot_pool.append((plot, image, over, values))
             plot.getViewBox().sigResized.connect(self._show_head_values)
-        self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
-        self._head_bar.setImageItem([image for _, image, _, _ in self._head_plots])
-        self.head_view.addItem(self._head_bar, row=0, col=count)
+        if self._head_bar is None:
+            self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
+        if len(self._head_plot_pool) != made:
+            # the bar sets the levels of every kept map (a map out of the layout too: the
+            # same levels when it comes back); each image connected to it once
+            for _plot, image, _over, _texts in self._head_plot_pool[:made]:
+                image.sigLevelsChanged.disconnect(self._head_bar._levelsChangedHandler)
+            self._head_bar.setImageItem([image for _, image, _, _ in self._head_plot_pool])
+        self._head_plots = self._head_plot_pool[:count]
+        for col, (plot, *_rest) in enumerate(self._head_plots):
+            layout.addItem(plot, row=0, col=col)
+        layout.addItem(self._head_bar, row=0, col=count)
 
     def _render_head(self) -> None:
         state = self.state
@@ -503,7 +528,7 @@ class HeadGridPanel(Panel):
             panels = [(True, state.attention_causal[h]), (False, state.attention_bidirectional[h])]
         else:
             panels = [(state.causal, (state.attention_causal if state.causal else state.attention_bidirectional)[h])]
-        if len(getattr(self, "_head_plots", [])) != len(panels):
+        if len(self._head_plots) != len(panels):
             self._build_head(len(panels))
         self._head_images = {}
         rect = QRectF(0, 0, n, n)
@@ -529,7 +554,7 @@ class HeadGridPanel(Panel):
             if n <= CELL_TEXT_LIMIT:
                 cells = [(q, k) for q in range(n) for k in range(n) if not (causal and k > q)]
             self._head_values[id(texts)] = [
-                (fixed(arr[q, k], 2), k + 0.5, q + 0.5, "w" if arr[q, k] < 0.55 else "k") for q, k in cells
+                (fixed(arr[q, k], 2), k + 0.5, q + 0.5, WHITE if arr[q, k] < 0.55 else BLACK) for q, k in cells
             ]
             set_view_range(plot, (0, n), (0, n))
         self._show_head_values()
@@ -540,10 +565,10 @@ class HeadGridPanel(Panel):
         n = self.state.n_tokens if self.state is not None else 0
         metrics = QFontMetrics(QApplication.font())
         need_w, need_h = metrics.horizontalAdvance(fixed(0.88, 2)) + 6, metrics.height()
-        for plot, _image, _over, texts in getattr(self, "_head_plots", []):
+        for plot, _image, _over, texts in self._head_plots:
             box = plot.getViewBox().size()
             fits = n > 0 and box.width() / n >= need_w and box.height() / n >= need_h
-            texts.show(self._head_values.get(id(texts), []) if fits else [])
+            texts.show_labels(self._head_values.get(id(texts), []) if fits else [])
 
     def _render_overview(self) -> None:
         state = self.state
