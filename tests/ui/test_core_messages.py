@@ -4,6 +4,7 @@ prints it) and gives the window a key and values to translate."""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 
@@ -41,7 +42,9 @@ def test_every_core_message_has_both_languages_with_the_same_values():
     for key, english in messages.ENGLISH.items():
         texts = i18n._TABLE[f"core.{key}"]
         assert texts["en"] == english
-        assert set(PLACEHOLDER.findall(texts["pt_BR"])) == set(PLACEHOLDER.findall(english)), key
+        # the same values, but a library's English {detail} stays out of the Portuguese sentence (it is
+        # shown apart, after "Detalhes:": see test_an_english_detail_is_a_separate_tail_in_portuguese)
+        assert set(PLACEHOLDER.findall(texts["pt_BR"])) == set(PLACEHOLDER.findall(english)) - {"detail"}, key
         assert texts["pt_BR"] != english, key
 
 
@@ -164,3 +167,125 @@ def test_a_broken_model_folder_is_said_in_portuguese(case, portuguese, tiny_chec
     assert SAID_IN_PORTUGUESE[case] in said, said
     translator.set_language("en")
     assert _reason(caught.value) == str(caught.value)
+
+
+# ---------------------------------------------------------------------------- English from a library or the OS
+def _unreadable_weights(folder) -> None:
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:200])  # cut short: safetensors says why, in English
+
+
+def test_an_english_detail_is_a_separate_tail_in_portuguese(qtbot, session, portuguese, tiny_checkpoint, tmp_path):
+    """safetensors' own English ("incomplete metadata, file not fully covered") was inside the Portuguese
+    sentence: "… (truncado ou corrompido: Error while deserializing header: …)".  The sentence now stands
+    on its own, and the English comes last, after "Detalhes:", past "the previous model is still active"."""
+    import shutil
+
+    from attention_lab.ui.session import _reason
+
+    folder = shutil.copytree(tiny_checkpoint, tmp_path / "model")
+    _unreadable_weights(folder)
+    with pytest.raises(ModelLoadError) as caught:
+        load_model(folder)
+    detail = caught.value.values["detail"]
+    assert detail and detail in str(caught.value)  # the CLI's English line keeps it inline
+    said = _reason(caught.value)
+    assert said == (f"model.safetensors em {folder} não é um arquivo safetensors legível (truncado ou corrompido). "
+                    f"Detalhes: {detail}")
+    session.load_model(str(tiny_checkpoint))  # a model in use: the message adds that it stays
+    qtbot.waitUntil(lambda: session.model is not None, timeout=60_000)
+    message = _failure(qtbot, session, str(folder))
+    assert message.endswith(" Detalhes: " + detail), message
+    assert "(truncado ou corrompido). O modelo anterior" in message  # two sentences, not run together
+    assert "continua ativo" in message.partition(" Detalhes: ")[0]
+    translator.set_language("en")
+    assert _reason(caught.value) == str(caught.value)  # English: the core's line, nothing apart
+
+
+#: (errno, the OS's English, what a Brazilian learner reads instead)
+OS_CASES = [
+    (errno.ENOENT, "No such file or directory", "arquivo ou pasta não encontrado"),
+    (errno.EACCES, "Permission denied", "permissão negada"),
+    (errno.ENOSPC, "No space left on device", "não há espaço livre no disco"),
+]
+
+
+@pytest.mark.parametrize(("code", "english", "portuguese_text"), OS_CASES, ids=["ENOENT", "EACCES", "ENOSPC"])
+def test_a_common_os_error_is_said_in_portuguese(portuguese, code, english, portuguese_text):
+    """The download's cache, unwritable: the OS's strerror was put in the Portuguese sentence as is."""
+    from attention_lab.core.hub_fetch import _Reporter, describe_failure
+    from attention_lab.ui.session import _reason
+
+    event = describe_failure(OSError(code, english), _Reporter(), "gpt2")
+    assert event["key"] == "download.cache_unwritable" and event["error"].endswith(english)
+    error = ModelLoadError(event["error"], key=event["key"], values=event["values"])
+    assert _reason(error) == f"não foi possível gravar no cache do Hugging Face: {portuguese_text}"
+    translator.set_language("en")
+    assert _reason(error) == event["error"]
+
+
+def test_a_rare_os_error_keeps_its_english_only_as_details(portuguese):
+    from attention_lab.core.hub_fetch import _Reporter, describe_failure
+    from attention_lab.ui.session import _reason
+
+    event = describe_failure(OSError(errno.EIO, "Input/output error"), _Reporter(), "gpt2")
+    error = ModelLoadError(event["error"], key=event["key"], values=event["values"])
+    assert _reason(error) == ("não foi possível gravar no cache do Hugging Face: erro do sistema operacional. "
+                              "Detalhes: Input/output error")
+
+
+def test_a_folder_that_cant_be_opened_is_said_in_portuguese(portuguese, tmp_path):
+    """The OS's reason for a folder that can't be opened (a name too long) was English, unkeyed."""
+    from attention_lab.ui.session import _reason
+
+    folder = tmp_path / ("x" * 300)  # ENAMETOOLONG on Linux
+    with pytest.raises(ModelLoadError) as caught:
+        load_model(str(folder))
+    if caught.value.key != "model.cant_open":
+        pytest.skip(f"this file system said {caught.value.key}")
+    assert str(caught.value).startswith(f"can't open {folder}: ")  # the CLI's English line
+    assert _reason(caught.value) == f"não foi possível abrir {folder}: o nome do arquivo é longo demais"
+
+
+# ---------------------------------------------------------------------------- a download's sizes
+def _partial_timeout():
+    import httpx2
+    from attention_lab.core.hub_fetch import _Reporter, describe_failure
+
+    reporter = _Reporter()
+    reporter.file, reporter.file_size, reporter.file_done = "model.safetensors", 548_105_171, 3_120_000
+    return describe_failure(httpx2.ReadTimeout("read timed out"), reporter, "gpt2")
+
+
+def test_a_downloads_sizes_use_the_portuguese_decimal_comma(portuguese):
+    """ "(chegaram 3.1 MB de 548.1 MB)": the sizes were written in the download process, in English."""
+    from attention_lab.ui.session import _reason
+
+    event = _partial_timeout()
+    assert event["key"] == "download.timeout_partial"
+    assert "(3.1 MB of 548.1 MB arrived)" in event["error"]  # the CLI's English line
+    error = ModelLoadError(event["error"], key=event["key"], values=event["values"])
+    said = _reason(error)
+    assert "(chegaram 3,1 MB de 548,1 MB)" in said, said
+    translator.set_language("en")
+    assert "(3.1 MB of 548.1 MB arrived)" in _reason(error)
+
+
+def test_a_small_size_is_written_in_kilobytes():
+    from attention_lab.core.numbers import download_size
+
+    assert download_size(48_200, "pt_BR") == "48 kB"
+    assert download_size(1_234_567, "pt_BR") == "1,2 MB" and download_size(1_234_567, "en") == "1.2 MB"
+
+
+def test_the_error_dialog_is_closed_in_portuguese(qtbot, portuguese):
+    """Its Close button was Qt's own English word ("Close") in a Portuguese dialog."""
+    from attention_lab.ui.errors import ErrorDialog
+
+    dialog = ErrorDialog()
+    qtbot.addWidget(dialog)
+    dialog.set_error("não foi possível …")
+    assert dialog.close_button.text() == "Fechar"
+    translator.set_language("en")
+    dialog.retranslate()
+    assert dialog.close_button.text() == "Close"

@@ -132,7 +132,7 @@ def download_model(
             env=_child_env(),
         )
     except OSError as exc:
-        raise ModelLoadError(f"the download could not start: {exc.strerror or exc}") from None
+        raise ModelLoadError.keyed("download.cant_start", **messages.os_error(exc)) from None
     events: queue.Queue = queue.Queue()
     reader = threading.Thread(target=_read_events, args=(proc.stdout, events), name="hub-fetch-reader", daemon=True)
     reader.start()

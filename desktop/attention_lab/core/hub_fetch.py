@@ -33,7 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import messages
+from . import messages, numbers
 
 TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json")
 EXTRA_FILES = ("generation_config.json",)
@@ -218,15 +218,13 @@ def describe_failure(exc: BaseException, reporter: _Reporter, repo_id: str) -> d
     def during(key: str, **values) -> dict:
         """``key`` as it fits what is known: ``key`` alone, ``key_during`` a file, ``key_partial`` how much of it."""
         if reporter.file and reporter.file_size:
-            return messages.keyed_event(f"{key}_partial", file=reporter.file, done=_mb(max(0, reporter.file_done)),
-                                        size=_mb(reporter.file_size), **values)
+            return messages.keyed_event(f"{key}_partial", file=reporter.file, **_arrived(reporter), **values)
         return messages.keyed_event(f"{key}_during", file=reporter.file, **values) if reporter.file else (
             messages.keyed_event(key, **values))
 
     def incomplete() -> dict:
         if reporter.file_size:
-            return messages.keyed_event("download.incomplete_partial", file=reporter.file,
-                                        done=_mb(max(0, reporter.file_done)), size=_mb(reporter.file_size))
+            return messages.keyed_event("download.incomplete_partial", file=reporter.file, **_arrived(reporter))
         return messages.keyed_event("download.incomplete", file=reporter.file)
 
     chain = list(_causes(exc))
@@ -255,10 +253,14 @@ def describe_failure(exc: BaseException, reporter: _Reporter, repo_id: str) -> d
         if isinstance(err, OSError) and "Consistency check failed" in str(err):
             return incomplete()
         if isinstance(err, OSError) and getattr(err, "strerror", None):
-            return messages.keyed_event("download.cache_unwritable", reason=err.strerror)
+            return messages.keyed_event("download.cache_unwritable", **messages.os_error(err))
     lines = str(exc).strip().splitlines()
     return {"error": f"{type(exc).__name__}{where}: {lines[0] if lines else ''}".rstrip(": ")}
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.0f} kB"
+def _arrived(reporter: _Reporter) -> dict[str, str]:
+    """How much of the file arrived, of how much: in English (this process doesn't know the window's
+    language), and in bytes, which the window writes with its own decimal sign (3,1 MB in Portuguese)."""
+    done, size = max(0, reporter.file_done), reporter.file_size or 0
+    return {"done": numbers.download_size(done, "en"), "size": numbers.download_size(size, "en"),
+            "done_bytes": str(done), "size_bytes": str(size)}

@@ -8,6 +8,8 @@ checks every key here has both.
 
 from __future__ import annotations
 
+import errno as _errno
+
 ENGLISH = {
     "model.folder_not_found": "model folder not found: {folder}",
     "model.not_a_folder": "{folder} is not a folder: a model is a folder with config.json and *.safetensors",
@@ -29,6 +31,8 @@ ENGLISH = {
     "model.unreadable_weights": (
         "{file} in {folder} is not a readable safetensors file (truncated or corrupt: {detail})"
     ),
+    "model.cant_open": "can't open {folder}: {reason}",
+    "model.cant_list": "can't list {folder}: {reason}",
     "model.config_not_object": "config.json in {folder} is not a JSON object",
     "model.other_type": "{folder} holds a {type} model ({architectures}); Attention Lab loads only {supported}",
     "model.unknown_type": "{folder} holds a model of unknown type ({architectures}); Attention Lab loads only {supported}",
@@ -64,11 +68,21 @@ ENGLISH = {
     "download.http_error": "{host} answered with an error (HTTP {code}); try again later",
     "download.http_error_during": "{host} answered with an error (HTTP {code}) during {file}; try again later",
     "download.cache_unwritable": "can't write the Hugging Face cache: {reason}",
+    "download.cant_start": "the download could not start: {reason}",
     "download.process_died": "the download process stopped unexpectedly (exit code {code})",
     "download.offline_mode": "offline mode is on (the environment sets HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE)",
     "download.no_such_model": "there is no model “{repo}” on {host} (check the name, e.g. gpt2)",
     "download.gated": "“{repo}” on {host} needs an account's permission; Attention Lab downloads public models only",
 }
+
+
+def os_error(exc: OSError) -> dict[str, str]:
+    """The values of a failure an OS error caused: ``reason``, the OS's English text (what the CLI
+    prints), and ``errno``, its name (ENOENT, EACCES…), by which the window says the common ones
+    in its own language (``ui/strings/core_messages.message_values``)."""
+    lines = str(exc).strip().splitlines()
+    reason = exc.strerror or (lines[0] if lines else type(exc).__name__)
+    return {"reason": reason, "errno": _errno.errorcode.get(exc.errno, "") if isinstance(exc.errno, int) else ""}
 
 
 def english(key: str, values: dict[str, str]) -> str:

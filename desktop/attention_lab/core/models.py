@@ -326,7 +326,7 @@ def _check_folder(folder: Path) -> Path:
     try:
         return _find_folder(folder)
     except OSError as exc:  # exists()/is_dir() raise for e.g. ENAMETOOLONG or EACCES
-        raise ModelLoadError(f"can't open {folder}: {exc.strerror or _first_line(exc)}") from None
+        raise ModelLoadError.keyed("model.cant_open", folder=folder, **messages.os_error(exc)) from None
 
 
 def _find_folder(folder: Path) -> Path:
@@ -385,7 +385,7 @@ def _weight_files(folder: Path) -> list[Path]:
     try:
         names = sorted(e.name for e in os.scandir(folder))
     except OSError as exc:
-        raise ModelLoadError(f"can't list {folder}: {exc.strerror or exc}") from None
+        raise ModelLoadError.keyed("model.cant_list", folder=folder, **messages.os_error(exc)) from None
 
     if "model.safetensors" in names:
         chosen = ["model.safetensors"]

@@ -19,6 +19,13 @@ def number(value: float, spec: str, lang: str) -> str:
     return text.translate(_SWAP) if lang == "pt_BR" else text
 
 
+def download_size(n_bytes: int, lang: str) -> str:
+    """How much of a download arrived, as a learner reads it: 3.1 MB (3,1 MB) from 100 kB up, else 48 kB."""
+    if n_bytes >= 100_000:
+        return number(n_bytes / 1e6, ".1f", lang) + " MB"
+    return number(n_bytes / 1e3, ".0f", lang) + " kB"
+
+
 class _Localised(float):
     """A float that formats itself in its language: ``"{x:.2f}".format(x=_Localised(0.5, "pt_BR"))`` → 0,50."""
 

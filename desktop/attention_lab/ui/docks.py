@@ -163,8 +163,9 @@ class Docks:
             if ids:
                 self.docks[ids[0]].raise_()
 
-    def apply_default_sizes(self, top_height: Callable[[PanelId], int]) -> None:
-        """Column widths and the token strip's height; only meaningful once the window has its size."""
+    def apply_default_sizes(self, panel_of: Callable[[PanelId], QWidget]) -> None:
+        """Column widths and the token strip's height; only meaningful once the window has its size.
+        ``panel_of(id)``: the panel (built if it isn't yet)."""
         d, w = self.docks, self.window
         left, right, top = self.slots["left"], self.slots["right"], self.slots["top"]
         width = max(w.width(), 1000)
@@ -173,10 +174,27 @@ class Docks:
         if top:
             # the token strip gets the height it needs, the maps everything below it (the docks
             # scroll, so nothing else bounds the strip: a lone resize let it take 570 of 768 px)
-            strip = top_height(top[0]) + 24
+            dock = d[top[0]]
+            # + the dock's title bar (the dock is sized, not its panel); 24 before it is laid out
+            title = dock.height() - dock.widget().height() if dock.isVisible() and dock.widget().height() > 0 else 24
+            strip = self._height_for_window_width(dock, panel_of(top[0])) + title
             below = [d[ids[0]] for ids in (left, right) if ids]
             rest = max(w.height() - strip - 80, 120)  # 80: menu, dock titles, tab bars, status bar
             w.resizeDocks([d[top[0]], *below], [strip] + [rest] * len(below), Qt.Orientation.Vertical)
+
+    def _height_for_window_width(self, dock: QDockWidget, panel: QWidget) -> int:
+        """The height ``panel`` needs at the width it gets in ``dock`` (a top dock spans the
+        window).  Not its sizeHint(): that lays its word-wrapped texts out for a narrower width,
+        more lines, and the Tokens strip kept 40-60 px of blank under the guesses at 1366×768."""
+        scroll = dock.widget()
+        chrome = 0  # the dock's frame around the panel, less a scroll bar the right height removes
+        if dock.isVisible() and dock.width() > 0:
+            bar = scroll.verticalScrollBar()
+            chrome = dock.width() - scroll.viewport().width() - (bar.width() if bar.isVisible() else 0)
+        layout = panel.layout()
+        if layout is None or not layout.hasHeightForWidth():
+            return panel.sizeHint().height()
+        return layout.totalHeightForWidth(max(self.window.width() - chrome, panel.minimumSizeHint().width()))
 
     def reset(self, default_state, version: int) -> None:
         for dock in self.docks.values():
@@ -196,7 +214,11 @@ class Docks:
         whose tabs are the first tabs of a longer bar is such a leftover: it is hidden (Qt
         shows each bar it uses whenever it lays the docks out)."""
         bars = [bar for bar in self.window.findChildren(QTabBar) if bar.parent() is self.window]
-        tabs = {id(bar): [bar.tabText(i) for i in range(bar.count())] for bar in bars}
+        # each tab by the dock it stands for (Qt keeps the dock's address as the tab's data), not by its
+        # title: the leftover keeps the titles of its time, so in a window opened in Portuguese it said
+        # "Leakage diff | Mask" beside "Vazamento | Máscara | …", was never matched, and showed over the maps
+        tabs = {id(bar): [bar.tabText(i) if bar.tabData(i) is None else bar.tabData(i) for i in range(bar.count())]
+                for bar in bars}
         for bar in bars:
             mine = tabs[id(bar)]
             if any(len(tabs[id(other)]) > len(mine) and tabs[id(other)][: len(mine)] == mine for other in bars):

@@ -55,6 +55,8 @@ class ErrorDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         buttons.accepted.connect(self.accept)
+        # Qt's own word for it is English without Qt's translations (not shipped): "Close" in Portuguese
+        self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
         self.copied = QLabel(self)
 
         top = QHBoxLayout()
@@ -80,6 +82,7 @@ class ErrorDialog(QDialog):
         self.setWindowTitle(tr("errors.title"))
         self.hint.setText(tr("errors.usable"))
         self.copy.setText(tr("errors.copy"))
+        self.close_button.setText(tr("errors.close"))
         self.toggle.setText(tr("errors.hide_details" if self.details.isVisible() else "errors.show_details"))
 
     def set_error(self, message: str, details: str = "") -> None:

@@ -392,7 +392,11 @@ class LearnerDriver:
         self._record(f"set_mask_mode({mode!r})")
         self._learner_input()
         choice = self.bring(MASK_PANEL).mode_choice
-        choice.setCurrentIndex(choice.findData(mode))  # what picking it in the list does
+        # what picking it in the list does: the mode changes (if it differs), and the list says
+        # the learner picked it (even the one already shown: Qt's ``activated``)
+        index = choice.findData(mode)
+        choice.setCurrentIndex(index)
+        choice.activated.emit(index)
         self.intent.mask_mode = mode
 
     # ------------------------------------------------------------------ KV benchmark

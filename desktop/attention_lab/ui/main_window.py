@@ -379,7 +379,7 @@ class MainWindow(QMainWindow):
         self.dock_layout.hide_stale_tab_bars()
 
     def _apply_default_sizes(self) -> None:
-        self.dock_layout.apply_default_sizes(lambda pid: self.panel(pid).sizeHint().height())
+        self.dock_layout.apply_default_sizes(self.panel)
 
     def _restore_settings(self) -> None:
         if self.session.text:

@@ -46,7 +46,8 @@ from attention_lab.core.models import ModelLoadError
 from attention_lab.core.pipeline import AnalysisRequest, EmptyTextError, compute_analysis
 from attention_lab.core.pooling import PREVIEW_PIXELS
 from attention_lab.ui.i18n import tr
-from attention_lab.ui.strings import core_messages as _core_texts  # noqa: F401 -- registers the texts
+from attention_lab.ui.model_label import model_label
+from attention_lab.ui.strings.core_messages import core_message, then, with_details  # (registers the texts too)
 from attention_lab.ui.strings import session as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.worker import InferenceWorker, Job
 
@@ -343,12 +344,12 @@ class Session(QObject):
         self.analyse_now(prefetched)
 
     def _on_model_error(self, spec: str, exc: BaseException, details: str) -> None:
-        reason = _reason(exc)
+        reason, detail = _reason_parts(exc)
         message = tr("session.model_failed", spec=spec, reason=reason)
         if self.model is not None:
-            message += " " + tr("session.model_kept", name=self.model.name)
-        self.model_failed.emit(spec, reason)
-        self.error.emit(message, details)
+            message = then(message, tr("session.model_kept", name=model_label(self.model)))  # the demo's name in the language
+        self.model_failed.emit(spec, with_details(reason, detail))
+        self.error.emit(with_details(message, detail), details)
 
     def download(self, repo_id: str) -> Job | None:
         """Download ``repo_id`` into the Hugging Face cache (explicit user action), then load it."""
@@ -375,7 +376,8 @@ class Session(QObject):
         self.load_model(repo_id)  # by its id: found in the cache, and remembered as "gpt2" for next time
 
     def _on_download_error(self, repo_id: str, exc: BaseException, details: str) -> None:
-        message = tr("session.download_failed", repo=repo_id, reason=_reason(exc))
+        reason, detail = _reason_parts(exc)
+        message = with_details(tr("session.download_failed", repo=repo_id, reason=reason), detail)
         self.download_finished.emit(False, message)
         self.error.emit(message, details)
 
@@ -502,12 +504,18 @@ class Session(QObject):
         return ok
 
 
-def _reason(exc: BaseException) -> str:
+def _reason_parts(exc: BaseException) -> tuple[str, str]:
     """A model's or a download's failure in the interface's language when the core gave it a key (the
-    failures a learner meets), else the core's one English line."""
+    failures a learner meets), else the core's one English line; and the English detail a translated
+    sentence leaves out, for a "Details: …" at the very end of the message ("" if none)."""
     if isinstance(exc, ModelLoadError) and exc.key is not None:
-        return tr(f"core.{exc.key}", **exc.values)
-    return _one_line(exc)
+        return core_message(exc.key, exc.values)
+    return _one_line(exc), ""
+
+
+def _reason(exc: BaseException) -> str:
+    """The failure's sentence, then its English detail apart (see :func:`_reason_parts`)."""
+    return with_details(*_reason_parts(exc))
 
 
 def _one_line(exc: BaseException) -> str:

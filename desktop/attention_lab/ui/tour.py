@@ -161,6 +161,7 @@ class TourDock(QDockWidget):
         # to: its end gives back each one the learner has not changed since
         self._before: dict | None = None
         self._set_by_tour: dict = {}
+        self._mask_watched = None  # the mask panel whose learner picks the tour listens to
         self.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -335,6 +336,15 @@ class TourDock(QDockWidget):
                 self._before[key] = value
                 self._set_by_tour.pop(key, None)
 
+    def _learner_picked_mode(self, mode: str) -> None:
+        """A mask mode the learner picked during the tour is theirs at its end, even the mode a
+        step had already selected: the step-to-step comparison sees no change then, and the end
+        gave back the mode from before (the soak's step 322: finfo.min, then the mask step's
+        -inf picked again by the learner, closed on finfo.min)."""
+        if self._before is not None:
+            self._before["mask_mode"] = mode
+            self._set_by_tour.pop("mask_mode", None)
+
     def _give_back_text(self) -> None:
         """The learner's own text, when the tour replaced it and nobody typed since."""
         set_to = self._set_by_tour.pop("text", None)
@@ -457,7 +467,11 @@ class TourDock(QDockWidget):
         if step.edit_last_token and session.position is not None:
             session.set_position(None)  # the lab edits the end of the sentence
         if step.mask_mode is not None:
-            self.window_.panel(PanelId.MASK).set_mode(step.mask_mode)
+            mask = self.window_.panel(PanelId.MASK)
+            if self._mask_watched is not mask:  # only a mode the tour set is ever given back
+                mask.mode_picked.connect(self._learner_picked_mode)
+                self._mask_watched = mask
+            mask.set_mode(step.mask_mode)
         if step.offers_benchmark:
             self.window_.panel(PanelId.KVBENCH).show_benchmark()
         if step.view is not None:

@@ -199,7 +199,7 @@ class KnockoutPanel(Panel):
     def rank(self) -> None:
         """Knock every head out alone on the worker (progress, cancel)."""
         state = self.state
-        if state is None or state.n_tokens < 2 or not self.is_served(self.ranking_wanted):
+        if state is None or state.n_tokens < 2 or not self.is_served("ranking_wanted"):
             self.top_label.setText(tr("knockout.one_token") if state is not None and state.n_tokens < 2 else "")
             return
         self._ranking, self._ranking_running = None, True
@@ -260,7 +260,7 @@ class KnockoutPanel(Panel):
     # ------------------------------------------------------------------ results
     def _request_knockout(self) -> None:
         state = self.state
-        if state is None or not self._heads or not self.is_served(self.knockout_wanted):
+        if state is None or not self._heads or not self.is_served("knockout_wanted"):
             self._fill_table()
             return
         if tuple(state.extras.get("knockout", ())) != self._heads:

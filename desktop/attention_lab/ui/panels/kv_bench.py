@@ -410,7 +410,7 @@ class KVBenchPanel(Panel):
         state = self.state
         if state is None or self._running:
             return False
-        if not self.is_served(self.benchmark_wanted):
+        if not self.is_served("benchmark_wanted"):
             self._set_message("kvbench.no_worker")
             return False
         cfg = state.model.lens.config
@@ -571,7 +571,7 @@ class KVBenchPanel(Panel):
         self._fill_cache_size()
 
     def _update_controls(self) -> None:
-        can_run = self.state is not None and not self._running and self.is_served(self.benchmark_wanted)
+        can_run = self.state is not None and not self._running and self.is_served("benchmark_wanted")
         self.run_button.setEnabled(can_run)
         self.cancel_button.setEnabled(self._running)
         self.new_tokens.setEnabled(not self._running)
@@ -701,7 +701,7 @@ class KVBenchPanel(Panel):
     def _request_stability(self) -> None:
         """Compute K/V stability for the current text when its tab is on screen (cheap: 4 passes)."""
         state = self.state
-        if (state is None or not self._stability_built or not self.is_served(self.stability_wanted)
+        if (state is None or not self._stability_built or not self.is_served("stability_wanted")
                 or not self.stability_tab.isVisible()):
             return
         key = text_key(state)
@@ -752,7 +752,7 @@ class KVBenchPanel(Panel):
                 self.stab_summary.setText(tr("kvstab.computing"))
             elif state is None:  # empty maps need a word: there is nothing to measure on yet
                 self.stab_summary.setText(tr("kvstab.empty"))
-            elif not self.is_served(self.stability_wanted):
+            elif not self.is_served("stability_wanted"):
                 self.stab_summary.setText(tr("kvbench.no_worker"))
             return
         maps = {

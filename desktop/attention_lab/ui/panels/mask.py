@@ -81,6 +81,9 @@ class MaskPanel(Panel):
     error_raised = Signal(str, str)
     modes_ready = Signal()  # the mode table holds numbers for the current state
     modes_wanted = Signal(object)  # AnalysisState: measure its five mask modes (Session.measure_mask_modes)
+    #: the learner picked a mode (the list or the table), even the one already selected: the
+    #: tour gives back the learner's last pick, and a pick that changes nothing is still one
+    mode_picked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -134,6 +137,7 @@ class MaskPanel(Panel):
         for mode in MODES:
             self.mode_choice.addItem(mode, mode)
         self.mode_choice.currentIndexChanged.connect(self._on_mode_changed)
+        self.mode_choice.activated.connect(lambda _i: self.mode_picked.emit(self.selected_mode()))
         self.table = QTableWidget(len(MODES), 5, self.why_box)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -142,7 +146,7 @@ class MaskPanel(Panel):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self.table.cellClicked.connect(lambda r, _c: self.mode_choice.setCurrentIndex(r))
+        self.table.cellClicked.connect(self._row_clicked)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setWordWrap(False)
@@ -294,6 +298,10 @@ class MaskPanel(Panel):
     def selected_mode(self) -> str:
         return str(self.mode_choice.currentData())
 
+    def _row_clicked(self, row: int, _column: int) -> None:
+        self.mode_choice.setCurrentIndex(row)
+        self.mode_picked.emit(self.selected_mode())
+
     def set_mode(self, mode: str) -> None:
         self.mode_choice.setCurrentIndex(MODES.index(MaskMode.parse(mode).value))
 
@@ -365,7 +373,7 @@ class MaskPanel(Panel):
     # ------------------------------------------------------------------ the modes (worker)
     def _request_modes(self) -> None:
         state = self.state
-        if state is None or not self.is_served(self.modes_wanted) or not self.isVisible():
+        if state is None or not self.is_served("modes_wanted") or not self.isVisible():
             return
         key = edit_key(state)
         if (self._result is not None and self._result.key == key) or self._pending_key == key:

@@ -346,7 +346,7 @@ class MaskDesignerPanel(Panel):
             if self._progress is not None:
                 self.verdicts.setText(tr("designer.measuring", done=self._progress[0], total=self._progress[1]))
             else:
-                self.verdicts.setText(tr("designer.waiting") if self.is_served(self.report_wanted)
+                self.verdicts.setText(tr("designer.waiting") if self.is_served("report_wanted")
                                       else tr("designer.unserved"))
             return
         self.verdicts.setText("<br>".join(verdict_lines(report, self._state.tokens)))
@@ -354,7 +354,7 @@ class MaskDesignerPanel(Panel):
     # ------------------------------------------------------------------ the verdicts
     def _request_report(self) -> None:
         state, spec = self._state, self.spec()
-        if state is None or spec is None or not self.isVisible() or not self.is_served(self.report_wanted):
+        if state is None or spec is None or not self.isVisible() or not self.is_served("report_wanted"):
             self._fill_verdicts()
             return
         if self._allowed() is None:

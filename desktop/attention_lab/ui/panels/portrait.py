@@ -293,7 +293,7 @@ class PortraitPanel(Panel):
     def _ensure_induction(self) -> None:
         model = self.state.model
         serial = model_serial(model)
-        if self._induction_serial == serial or not self.is_served(self.induction_wanted):
+        if self._induction_serial == serial or not self.is_served("induction_wanted"):
             return  # cached or asked for, or asked for when the session is connected
         self._induction_serial = serial
         self._induction = None

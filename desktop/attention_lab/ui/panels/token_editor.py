@@ -551,13 +551,18 @@ class TokenEditorPanel(Panel):
         self._show_selection(index)
         self.position_requested.emit(index)
 
+    def _stale(self) -> bool:
+        """The field is empty: the chips and guesses still shown are the last text's, and there is no
+        token to replace (a replacement typed then hid "type some text" and was kept for the next text)."""
+        return not self.editor.toPlainText()
+
     def _prediction_clicked(self, item: QListWidgetItem) -> None:
         token_id = item.data(Qt.ItemDataRole.UserRole)
-        if token_id is not None and self.chips.selected >= 0:
+        if token_id is not None and self.chips.selected >= 0 and not self._stale():
             self.replacement_requested.emit(self.chips.selected, int(token_id))
 
     def _use_word(self) -> None:
-        if self._resolver is None or self.chips.selected < 0:
+        if self._resolver is None or self.chips.selected < 0 or self._stale():
             return
         token_id, message = self._resolver(self.word.text(), self.chips.selected)
         if token_id is None:

@@ -7,6 +7,7 @@ register(
     {
         "errors.title": {"en": "Attention Lab: something went wrong", "pt_BR": "Attention Lab: algo deu errado"},
         "errors.copy": {"en": "Copy details", "pt_BR": "Copiar detalhes"},
+        "errors.close": {"en": "Close", "pt_BR": "Fechar"},
         "errors.copied": {"en": "Copied.", "pt_BR": "Copiado."},
         "errors.show_details": {"en": "Show details", "pt_BR": "Mostrar detalhes"},
         "errors.hide_details": {"en": "Hide details", "pt_BR": "Ocultar detalhes"},

@@ -1,0 +1,63 @@
+"""The Tokens strip at a learner's laptop size (issue 14): as tall as its panel needs at the
+window's width, with no blank band under the model's guesses.
+
+Before the fix the strip was sized from the panel's ``sizeHint()``, whose word-wrapped
+explanation is laid out for a narrower width (more lines): at 1366×768 the strip kept
+~40-60 px of blank under the guesses while the heat maps below were cramped."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from attention_lab.ui.panels.ids import PanelId
+
+STATE_TIMEOUT_MS = 60_000
+#: the blank a learner may see under the guesses row: the layout's own margin and spacing
+MAX_BLANK_PX = 12
+
+
+@pytest.fixture
+def laptop_window(qtbot, tmp_path):
+    """A window opened as ``attention_lab --size WxH`` opens it: sized, then shown (the
+    default dock sizes are applied at the first show, for the window's size)."""
+    from attention_lab.ui.main_window import MainWindow
+    from qt_windows import close_windows
+
+    windows = []
+
+    def make(language: str, size: tuple[int, int]):
+        window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat),
+                            model_spec="demo", language=language)
+        windows.append(window)
+        window.resize(*size)
+        window.show()
+        qtbot.waitUntil(lambda: window.last_state is not None, timeout=STATE_TIMEOUT_MS)
+        qtbot.wait(200)  # laid out with the analysis (the chips, the guesses)
+        return window
+
+    yield make
+    close_windows(windows)
+
+
+def blank_under_guesses(window) -> int:
+    """Pixels of the Tokens dock's view below the row of guesses (its last row)."""
+    panel = window.panel(PanelId.TOKEN_EDITOR)
+    scroll = window.docks[PanelId.TOKEN_EDITOR].widget()
+    guesses = panel.predictions
+    bottom = guesses.mapTo(scroll.viewport(), guesses.rect().bottomLeft()).y() + 1
+    return scroll.viewport().height() - bottom
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1200, 720)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_tokens_strip_has_no_blank_band_under_the_guesses(laptop_window, language, size):
+    window = laptop_window(language, size)
+    assert (window.width(), window.height()) == size
+    panel = window.panel(PanelId.TOKEN_EDITOR)
+    assert panel.predictions.count() > 0, "the guesses row is shown"
+    scroll = window.docks[PanelId.TOKEN_EDITOR].widget()
+    assert not scroll.verticalScrollBar().isVisible(), "the strip is too short: its panel scrolls"
+    blank = blank_under_guesses(window)
+    assert 0 <= blank <= MAX_BLANK_PX, f"{language}: {blank} px of blank under the guesses"
+

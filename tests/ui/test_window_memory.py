@@ -1,0 +1,97 @@
+"""A closed window is freed: the soak's "quit and start again" must not keep old windows.
+
+The 30-minute soak of 2026-12-01 grew from 444 to 6,864 MB: every closed window stayed in
+memory with its session, panels and plots (+22 MB each).  The cause was PySide6 6.12's
+``QMetaMethod.fromSignal(panel.some_signal)``, which keeps a reference to the panel on each
+call: a panel that had asked "does anyone serve this intent?" (the Mask, KV cache, portrait,
+mask designer and knockout panels, once drawn and shown) was never freed, nor anything it
+reaches.  ``Panel.is_served`` now finds the signal by name through the meta-object.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+import pytest
+import shiboken6
+from PySide6.QtWidgets import QApplication
+
+
+def test_is_served_keeps_no_reference_to_the_panel(qtbot):
+    from attention_lab.ui.panels.mask import MaskPanel
+
+    panel = MaskPanel()
+    assert not panel.is_served("modes_wanted")  # a panel alone: nobody to ask
+    panel.modes_wanted.connect(lambda _state: None)
+    before = sys.getrefcount(panel)
+    for _ in range(5):
+        assert panel.is_served("modes_wanted")
+    assert sys.getrefcount(panel) == before
+    gone = weakref.ref(panel)
+    shiboken6.delete(panel)  # as its window's deletion would (its own lambdas go with its children)
+    del panel
+    gc.collect()
+    assert gone() is None
+
+
+def test_is_served_names_a_signal_the_panel_has(qtbot):
+    from attention_lab.ui.panels.mask import MaskPanel
+
+    panel = MaskPanel()
+    qtbot.addWidget(panel)
+    with pytest.raises(ValueError, match="no signal 'modes_wantd'"):
+        panel.is_served("modes_wantd")  # a typo fails loudly instead of "never served"
+
+
+def test_closed_windows_are_freed(qtbot, isolated_settings, tiny_checkpoint):
+    """Three windows, each with every panel built, drawn and brought into sight (the paths
+    that ask the session for work), closed in turn: the earlier two are gone.  (The latest
+    one may stay frozen out of the collector's sight until the next model or window:
+    ``ui/gc_pause.py``.)"""
+    from attention_lab.ui.idle_build import install_idle_build
+    from attention_lab.ui.launch import teardown
+    from attention_lab.ui.main_window import MainWindow
+
+    app = QApplication.instance()
+    closed = []
+    try:
+        for _ in range(3):
+            window = MainWindow(settings=isolated_settings, model_spec=str(tiny_checkpoint))
+            install_idle_build(window)
+            window.resize(1400, 900)
+            window.show()
+            qtbot.waitUntil(lambda w=window: w.last_state is not None, timeout=30_000)
+            window.build_all_panels()
+            window.draw_hidden_panels()
+            for dock in window.docks.values():  # each panel in sight once: its showEvent asks for work
+                dock.show()
+                dock.raise_()
+                qtbot.wait(20)
+            closed.append(weakref.ref(window))
+            assert teardown(app, window)
+            del window
+            gc.collect()
+        alive = [ref() is not None for ref in closed]
+        assert alive[:2] == [False, False], f"closed windows still in memory: {alive}"
+    finally:
+        gc.unfreeze()
+        gc.collect()
+
+
+def test_no_code_calls_qmetamethod_from_signal():
+    """The leak must not come back through another panel or a new helper."""
+    import ast
+    from pathlib import Path
+
+    import attention_lab
+
+    package = Path(attention_lab.__file__).parent
+    calls = [
+        f"{path.relative_to(package)}:{node.lineno}"
+        for path in package.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "fromSignal"
+    ]
+    assert calls == [], f"QMetaMethod.fromSignal keeps a reference to the signal's owner: {calls}"
