@@ -10,6 +10,8 @@ The overview colours all layers × heads by a head metric from the portraits.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
@@ -53,7 +55,7 @@ from attention_lab.ui.panels.mosaic import (
     tile_ticks,
     title_items,
 )
-from attention_lab.ui.panels.panel_kit import CellLabels, explanation_label, roles_text
+from attention_lab.ui.panels.panel_kit import CellLabels, SteadyLayoutWidget, explanation_label, roles_text
 from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.core import roles as chapter_roles
 from attention_lab.core.pooling import pool_factor, pooled_for
@@ -146,7 +148,7 @@ class HeadGridPanel(Panel):
         self.tabs.setDocumentMode(True)
 
         # --- grid page
-        self.grid_view = pg.GraphicsLayoutWidget(self)
+        self.grid_view = SteadyLayoutWidget(self, self._grid_height_for_width)
         self.grid_view.setBackground("w")
         self.grid_view.setMinimumSize(360, 280)
         self.bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
@@ -167,7 +169,7 @@ class HeadGridPanel(Panel):
         self.view_combo.currentIndexChanged.connect(lambda _i: self._render_head())
         self.back = QPushButton(head_page)
         self.back.clicked.connect(lambda: self.tabs.setCurrentIndex(0))
-        self.head_view = pg.GraphicsLayoutWidget(head_page)
+        self.head_view = SteadyLayoutWidget(head_page)  # as tall as the grid page makes the tabs
         self.head_view.setBackground("w")
         self._head_plot_pool: list = []  # (plot, image, overlay, cell texts) per column, made once (_build_head)
         self._head_plots: list = []  # those the view shows now
@@ -198,7 +200,7 @@ class HeadGridPanel(Panel):
         self.metric_combo.currentIndexChanged.connect(lambda _i: self._render_overview())
         self.overview_explain = QLabel(overview_page)
         self.overview_explain.setWordWrap(True)
-        self.overview_view = pg.GraphicsLayoutWidget(overview_page)
+        self.overview_view = SteadyLayoutWidget(overview_page)
         self.overview_view.setBackground("w")
         self.overview_plot = self.overview_view.addPlot(row=0, col=0, enableMenu=False)
         configure_map_plot(self.overview_plot)
@@ -416,6 +418,7 @@ class HeadGridPanel(Panel):
             if (title.pos().x(), title.pos().y()) != (x * pool, y * pool):
                 title.setPos(x * pool, y * pool)
         self._fit_grid_view()
+        self.grid_view.refresh_hint()  # another number of heads, another shape of mosaic
         set_axis_label(self.grid_plot, "left", tr("head_grid.query_axis"))
         key_text = tr("head_grid.key_axis")
         if pool > 1:
@@ -440,6 +443,19 @@ class HeadGridPanel(Panel):
                                                             row_px=metrics.ascent(), char_px=metrics.averageCharWidth()))
         set_ticks(self.grid_plot.getAxis("bottom"), tile_ticks(tokens, geometry, cols, pixels_per_cell, False,
                                                               row_px=metrics.ascent(), char_px=metrics.averageCharWidth()))
+
+    def _grid_height_for_width(self, width: int) -> int | None:
+        """The grid view's height at which its maps, square, fill ``width`` (the view's width):
+        what it asks of the dock.  The axes, titles and colour bar around the maps take what they
+        take now (their sizes do not follow the view's height).  None before the first mosaic."""
+        geometry = self.mosaic.geometry
+        box = self.grid_plot.getViewBox().size()
+        if geometry is None or box.width() <= 0 or box.height() <= 0:
+            return None
+        (x0, x1), (y0, y1) = geometry.view_range()
+        around_w = self.grid_view.width() - box.width()
+        around_h = self.grid_view.height() - box.height()
+        return math.ceil(around_h + (width - around_w) * (y1 - y0) / (x1 - x0))
 
     def _grid_view_resized(self, *_args) -> None:
         self._fit_grid_view()

@@ -7,11 +7,11 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
@@ -85,6 +85,43 @@ def role_colour(role: str) -> tuple[int, int, int]:
     if role in ROLE_COLOURS:
         return ROLE_COLOURS[role]
     return _EXTRA_COLOURS[sum(map(ord, role)) % len(_EXTRA_COLOURS)]
+
+
+class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
+    """A ``pg.GraphicsLayoutWidget`` whose size hint does not follow its own current size.
+
+    ``QGraphicsView`` hints its scene's rectangle, which pyqtgraph keeps equal to the view's
+    size; the dock's scroll area lays its panel out at the height the panel's layout prefers for
+    its width (its items' hints), so the panel came out a few pixels taller on every layout
+    pass: the head grid grew 4 px a turn for seconds after start-up (551 → 755 px at 1366×768,
+    53 resizes, each a repaint of its maps while the window built the other panels, issue 19).
+    Here the hint is the minimum size, or taller: ``height_for_width(width)``, the height the
+    view's contents want at the view's width (the head grid: square maps filling the width),
+    which depends on the width only, so no pass feeds the next."""
+
+    def __init__(self, parent=None, height_for_width: Callable[[int], int | None] | None = None):
+        super().__init__(parent)
+        self.height_for_width = height_for_width
+        self._hinted: QSize | None = None  # the hint the layout was last told about
+
+    def sizeHint(self) -> QSize:  # noqa: N802 -- Qt's name
+        minimum = self.minimumSize()
+        wanted = self.height_for_width(self.width()) if self.height_for_width is not None else None
+        return QSize(minimum.width(), max(minimum.height(), wanted or 0))
+
+    def refresh_hint(self) -> None:
+        """Tell the layout when the hint changed (new contents, a new width); a no-op otherwise, so
+        a redraw at the same size costs no layout pass."""
+        hint = self.sizeHint()
+        if hint != self._hinted:
+            self._hinted = hint
+            self.updateGeometry()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 -- Qt's name
+        super().resizeEvent(event)
+        # (pyqtgraph calls this with None while it is being made, before our attributes exist)
+        if event is not None and event.size().width() != event.oldSize().width():
+            self.refresh_hint()
 
 
 class TextPool:
