@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import gc
 
+from attention_lab.core.heap import give_back_free_heap
+
 _frozen_key: object = None  # what the frozen objects were frozen for: (window, model)
 
 
@@ -33,6 +35,9 @@ def freeze_long_lived(key: object) -> bool:
     if _frozen_key is not None:  # another window or model before this one: free its garbage first
         gc.unfreeze()
         gc.collect()
+        # what the collection (and the earlier window or model) freed is mostly holes in the C
+        # heap that glibc keeps: hand the pages back, or the resident size only grows (issue 18)
+        give_back_free_heap()
     _frozen_key = key
     gc.freeze()
     return True

@@ -38,8 +38,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 DRIFT_WINDOW = 5  # samples averaged (median) at each end of the drift
 MAX_PROBLEMS_KEPT = 20
@@ -142,6 +142,24 @@ class StallLedger:
         return sample
 
 
+def chosen_actions(spec: str, actions: dict) -> list[str]:
+    """The action names ``--actions`` asks for, sorted: all when empty, only the listed ones, or,
+    with a leading '-', all but the listed ones.  An unknown name is an error (a typo would
+    otherwise bisect nothing)."""
+    spec = spec.strip()
+    leave_out = spec.startswith("-")
+    listed = {name.strip() for name in spec.lstrip("-").split(",") if name.strip()}
+    unknown = sorted(listed - set(actions))
+    if unknown:
+        raise SystemExit(f"unknown actions: {', '.join(unknown)} (known: {', '.join(sorted(actions))})")
+    if not listed:
+        return sorted(actions)
+    names = sorted(set(actions) - listed if leave_out else listed)
+    if not names:
+        raise SystemExit("--actions leaves no action to draw")
+    return names
+
+
 def plot(samples: list[dict], path: Path, title: str) -> None:
     """Memory and the longest stall over time, one above the other, as a PNG."""
     import numpy as np
@@ -187,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the random learner")
     parser.add_argument("--sample-s", type=float, default=10.0, help="seconds between samples")
     parser.add_argument("--warmup-min", type=float, default=5.0, help="minutes left out of the memory drift")
+    parser.add_argument("--actions", default="", help="comma-separated learner actions to draw from (default: all); "
+                        "a leading '-' leaves the listed ones out instead (to bisect memory growth by action)")
+    parser.add_argument("--log", default="", help="file to write every action to, one JSON line each "
+                        "(step, seconds, action, arguments, resident MB after it): replay or bisect a run from it")
     args = parser.parse_args(argv)
     if not os.environ.get("QT_QPA_PLATFORM") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -200,11 +222,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import attention_lab.ui  # noqa: F401 -- the PySide6 workaround first
     from attention_lab.ui import number_format
+    from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.launch import teardown
     from attention_lab.ui.learner_checks import FaultTrap, window_problems
     from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver
     from attention_lab.ui.main_window import MainWindow
-    from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.perf_probe import Heartbeat
     from attention_lab.ui.stall_trace import StallTracer
 
@@ -233,7 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     problems: list[str] = []
     faults = problem_steps = 0
     done = Counter()
-    names = sorted(ACTIONS)
+    names = chosen_actions(args.actions, ACTIONS)
+    log = open(args.log, "w", encoding="utf-8") if args.log else None  # noqa: SIM115 -- closed in finally
     started = time.monotonic()
     end = started + args.minutes * 60
     next_sample = started + args.sample_s
@@ -264,6 +287,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if len(problems) < MAX_PROBLEMS_KEPT:
                     problems.append(f"step {sum(done.values()) + 1} {action}{arguments}: " + " | ".join(found))
             done[action] += 1
+            if log is not None:
+                log.write(json.dumps({"step": sum(done.values()), "t_s": round(time.monotonic() - started, 2),
+                                      "action": action, "arguments": arguments,
+                                      "rss_mb": round(resident_mb(), 1)}, ensure_ascii=False) + "\n")
             if len(driver.intent.log) > 200:
                 del driver.intent.log[:100]
             now = time.monotonic()
@@ -272,6 +299,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 **ledger.take_sample(), "steps": sum(done.values())})
                 next_sample = now + args.sample_s
     finally:
+        if log is not None:
+            log.close()
         beat.stop()
         tracer.stop()
         trap.uninstall()
@@ -283,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         minutes=args.minutes, seed=args.seed, model=args.model, steps=sum(done.values()),
         exceptions_and_qt_warnings=faults, steps_with_problems=problem_steps, workers_stopped=stopped,
         stalls_over_goal=ledger.running_over_goal, stall_goal_ms=STALL_GOAL_MS, startups=ledger.startup_count,
-        load_average=_load_average(),
+        load_average=_load_average(), actions_drawn=names,
     )
     report = {"summary": summary, "actions": dict(sorted(done.items())), "problems": problems,
               "slowest_actions": ledger.slowest, "startup_actions": ledger.startups, "samples": samples}

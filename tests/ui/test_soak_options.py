@@ -1,0 +1,47 @@
+"""The soak's ``--actions`` (draw from some actions only, or leave some out: bisecting memory
+growth by action kind, issue 18) and ``--log`` (every action with its arguments, one JSON line)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from attention_lab.ui.soak import chosen_actions
+
+ACTIONS = {"type_text": {}, "set_causal": {}, "export": {}, "download": {}}
+
+
+def test_actions_all_listed_or_all_but_listed():
+    assert chosen_actions("", ACTIONS) == ["download", "export", "set_causal", "type_text"]
+    assert chosen_actions("set_causal, type_text", ACTIONS) == ["set_causal", "type_text"]
+    assert chosen_actions("-download,export", ACTIONS) == ["set_causal", "type_text"]
+
+
+def test_a_typo_or_nothing_left_is_an_error_not_a_silent_run_of_everything():
+    with pytest.raises(SystemExit, match="unknown actions: set_casual"):
+        chosen_actions("set_casual", ACTIONS)
+    with pytest.raises(SystemExit, match="leaves no action"):
+        chosen_actions("-type_text,set_causal,export,download", ACTIONS)
+
+
+def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
+    log = tmp_path / "actions.jsonl"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
+    done = subprocess.run(
+        [sys.executable, "-m", "attention_lab.ui.soak", "--minutes", "0.08", "--sample-s", "1", "--warmup-min", "0",
+         "--actions", "set_causal,set_head", "--out", str(tmp_path / "report"), "--log", str(log)],
+        check=False, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    report = json.loads((tmp_path / "report" / "soak.json").read_text(encoding="utf-8"))
+    assert lines and [entry["step"] for entry in lines] == list(range(1, len(lines) + 1))
+    assert len(lines) == report["summary"]["steps"]  # every action, none twice
+    assert {entry["action"] for entry in lines} <= {"set_causal", "set_head"}
+    assert report["summary"]["actions_drawn"] == ["set_causal", "set_head"]
+    for entry in lines:  # the arguments the driver was called with, to replay the step
+        assert set(entry["arguments"]) == ({"causal"} if entry["action"] == "set_causal" else {"head"})
+        assert entry["rss_mb"] > 0 and entry["t_s"] >= 0
