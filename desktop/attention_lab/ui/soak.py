@@ -25,6 +25,10 @@ an exception, a Qt warning or an inconsistent window was seen.  "Memory drift" i
 median resident size of the last ``DRIFT_WINDOW`` samples minus that of the samples just
 after the warm-up (the first ``--warmup-min`` minutes: caches, fonts and lazily built
 panels fill up then).
+
+To find where memory goes, ``--actions`` draws from some actions only (``-a,b``: all but
+those) and ``--log`` writes every action with its arguments and the resident size after it,
+one JSON line each (the growth per action kind is a sum over the log).
 """
 
 from __future__ import annotations
