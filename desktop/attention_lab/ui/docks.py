@@ -110,6 +110,7 @@ class Docks:
         self.docks: dict[PanelId, QDockWidget] = {}
         self.slots: dict[str, list[PanelId]] = {"top": [], "left": [], "right": []}
         self.missing: list[str] = []
+        self._strip_refit_pending = False  # the strip is fitted again after the first analysis
         for module_name, class_name, slot in PANEL_MODULES:
             try:
                 module = importlib.import_module(module_name)
@@ -181,6 +182,17 @@ class Docks:
             below = [d[ids[0]] for ids in (left, right) if ids]
             rest = max(w.height() - strip - 80, 120)  # 80: menu, dock titles, tab bars, status bar
             w.resizeDocks([d[top[0]], *below], [strip] + [rest] * len(below), Qt.Orientation.Vertical)
+            panel = panel_of(top[0])
+            if panel.state is None and not self._strip_refit_pending:
+                # sized before the first analysis: no chips and no guesses yet, shorter than the
+                # strip will be (it scrolled by 8 px at 1200×720): fit it again once they are in
+                self._strip_refit_pending = True
+                w.state_shown.connect(lambda _state: QTimer.singleShot(0, lambda: self._refit_strip(panel_of)),
+                                      Qt.ConnectionType.SingleShotConnection)
+
+    def _refit_strip(self, panel_of: Callable[[PanelId], QWidget]) -> None:
+        self._strip_refit_pending = False
+        self.apply_default_sizes(panel_of)
 
     def _height_for_window_width(self, dock: QDockWidget, panel: QWidget) -> int:
         """The height ``panel`` needs at the width it gets in ``dock`` (a top dock spans the
