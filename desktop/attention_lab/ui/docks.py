@@ -187,7 +187,7 @@ class Docks:
                 # sized before the first analysis: no chips and no guesses yet, shorter than the
                 # strip will be (it scrolled by 8 px at 1200×720): fit it again once they are in
                 self._strip_refit_pending = True
-                w.state_shown.connect(lambda _state: QTimer.singleShot(0, lambda: self._refit_strip(panel_of)),
+                w.state_shown.connect(lambda _state: QTimer.singleShot(0, w, lambda: self._refit_strip(panel_of)),
                                       Qt.ConnectionType.SingleShotConnection)
 
     def _refit_strip(self, panel_of: Callable[[PanelId], QWidget]) -> None:
