@@ -61,3 +61,28 @@ def test_the_tokens_strip_has_no_blank_band_under_the_guesses(laptop_window, lan
     blank = blank_under_guesses(window)
     assert 0 <= blank <= MAX_BLANK_PX, f"{language}: {blank} px of blank under the guesses"
 
+
+
+def test_the_refit_after_the_first_analysis_leaves_the_tour_its_height(laptop_window, qtbot, monkeypatch):
+    """The tour opened at start (``ATTENTION_LAB_OPEN_TOUR``, or resumed) gives the top row two
+    fifths of the window for itself and the tokens beside it; the strip's refit after the first
+    analysis sized the row for a strip spanning the window and cut both (2026-12-01 screenshots)."""
+    from attention_lab.ui import tour
+
+    monkeypatch.setenv(tour.OPEN_ENV, "1")
+    monkeypatch.setattr(tour, "DOCK_HEIGHT", 10_000)  # the row's share is the window's two fifths
+    from attention_lab.ui.main_window import MainWindow
+
+    made = {}
+    original_init = MainWindow.__init__
+
+    def init_with_tour(self, *args, **kwargs):  # the tour installed as the app installs it, before any analysis
+        original_init(self, *args, **kwargs)
+        made["tour"] = tour.install_tour(self)
+
+    monkeypatch.setattr(MainWindow, "__init__", init_with_tour)
+    window = laptop_window("pt_BR", (1366, 768))
+    assert made["tour"].isVisible()
+    qtbot.wait(300)
+    tokens = window.docks[PanelId.TOKEN_EDITOR]
+    assert tokens.height() >= 768 * 2 // 5 - 4, f"the top row shrank to {tokens.height()} px with the tour open"

@@ -192,6 +192,9 @@ class Docks:
 
     def _refit_strip(self, panel_of: Callable[[PanelId], QWidget]) -> None:
         self._strip_refit_pending = False
+        top = self.docks[self.slots["top"][0]]
+        if top.width() < 0.9 * self.window.width():  # the tour beside it chose the row's height for both
+            return
         self.apply_default_sizes(panel_of)
 
     def _height_for_window_width(self, dock: QDockWidget, panel: QWidget) -> int:
