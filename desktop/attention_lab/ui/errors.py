@@ -55,7 +55,7 @@ class ErrorDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         buttons.accepted.connect(self.accept)
-        # Qt's own word for it is English without Qt's translations (not shipped): "Close" in Portuguese
+        # our own word for it, whether or not Qt's translations are in the bundle (i18n._follow_with_qt)
         self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
         self.copied = QLabel(self)
 

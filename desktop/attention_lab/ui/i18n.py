@@ -10,7 +10,7 @@ lrelease step in the build, and a test can check that every key has both languag
 
 from __future__ import annotations
 
-from PySide6.QtCore import QLocale, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator, Signal
 
 LANGUAGES = {"en": "English", "pt_BR": "Português (Brasil)"}
 _TABLE: dict[str, dict[str, str]] = {}
@@ -38,13 +38,33 @@ class _Translator(QObject):
     def __init__(self) -> None:
         super().__init__()
         self.language = "en"
+        self._qt_words: QTranslator | None = None
 
     def set_language(self, language: str) -> None:
         if language not in LANGUAGES:
             language = "en"
         if language != self.language:
             self.language = language
+            self._follow_with_qt(language)
             self.language_changed.emit(language)
+
+    def _follow_with_qt(self, language: str) -> None:
+        """Qt's own words in the language too: standard buttons (a message box's "Close" was
+        English in Portuguese), a text field's context menu (Undo, Copy, Paste…), the file
+        dialogs.  Qt's translations ship with PySide6 (``qtbase_pt_BR.qm``); where they are
+        missing (a bundle without them) Qt keeps its English, as before."""
+        app = QCoreApplication.instance()
+        if app is None:
+            return
+        if self._qt_words is not None:
+            app.removeTranslator(self._qt_words)
+            self._qt_words = None
+        if language == "en":
+            return
+        words = QTranslator(self)
+        if words.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+            app.installTranslator(words)
+            self._qt_words = words
 
 
 translator = _Translator()
