@@ -340,6 +340,8 @@ def test_a_model_that_fails_to_load_keeps_the_previous_one(qtbot, make_window, t
     assert "not-a-model" in QGuiApplication.clipboard().text()
     dialog.close()
     assert window.session.model is previous
+    # the status bar no longer says the folder is loading (it did until the next message)
+    assert tr("status.loading", spec=str(broken)) not in window.statusBar().currentMessage()
     # still usable: the next edit is analysed with the previous model
     type_text(window, "Still working after the failure")
     state = wait_state(qtbot, window, lambda s: s.text == "Still working after the failure")

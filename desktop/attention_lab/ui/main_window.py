@@ -208,10 +208,10 @@ class MainWindow(QMainWindow):
         self._update_status()
 
     def _on_model_failed(self, spec: str, _reason: str) -> None:
+        self.statusBar().clearMessage()  # "Loading …" is over: the error dialog says what happened
         # A saved model that has gone away: fall back to the default once, at startup.
         if self.session.model is None and self._startup_spec == spec:
             from attention_lab.core.models import default_model_spec
-
             fallback = default_model_spec()
             self._startup_spec = None
             if fallback != spec:
