@@ -91,8 +91,8 @@ class RedrawScheduler(QObject):
             # in sight (its tab clicked, or asked for): draw once the dock has laid it out
             QTimer.singleShot(0, self, lambda: self.catch_up(panel_id) if panel_id in self.stale else None)
 
-    def language_later(self, panel_id: str) -> bool:
-        """The language changed: the panel follows it later (always True).  Out of sight: when
+    def language_later(self, panel_id: str) -> None:
+        """The language changed: the panel follows it later.  Out of sight: when
         its dock is shown.  In sight: in a turn of the event loop of its own, one panel per
         turn, as for a state (each panel's new words cost 30-55 ms of Qt layout and paint after
         them: the three in sight at once still held the thread 110-260 ms under load)."""
@@ -101,7 +101,6 @@ class RedrawScheduler(QObject):
             self._to_relabel.append(panel_id)
             if len(self._to_relabel) == 1:
                 QTimer.singleShot(0, self, self._relabel_next)
-        return True
 
     def _relabel_next(self) -> None:
         if self.stopped or not self._to_relabel:

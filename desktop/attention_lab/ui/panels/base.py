@@ -39,11 +39,11 @@ class Panel(QWidget):
     panel_id: PanelId
     #: i18n key of the dock title
     title_key: str = ""
-    #: set by the window: called with the panel's id when the language changes, True when the
-    #: window re-labels the panel later (:meth:`RedrawScheduler.language_later`: all nine
+    #: set by the window: called with the panel's id when the language changes; the window
+    #: re-labels the panel later (:meth:`RedrawScheduler.language_later`: all nine
     #: re-labelled at once held the GUI thread 300-400 ms); None (a panel alone, in a test):
     #: it follows the language at once
-    language_later: Callable[[str], bool] | None = None
+    language_later: Callable[[str], None] | None = None
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,7 +69,8 @@ class Panel(QWidget):
 
     @Slot(str)
     def _language_changed(self, _language: str) -> None:
-        if self.language_later is not None and self.language_later(self.panel_id):
+        if self.language_later is not None:
+            self.language_later(self.panel_id)
             return
         self.follow_language()
 
