@@ -178,11 +178,11 @@ class Docks:
             dock = d[top[0]]
             # + the dock's title bar (the dock is sized, not its panel); 24 before it is laid out
             title = dock.height() - dock.widget().height() if dock.isVisible() and dock.widget().height() > 0 else 24
-            strip = self._height_for_window_width(dock, panel_of(top[0])) + title
+            panel = panel_of(top[0])
+            strip = self._height_for_window_width(dock, panel) + title
             below = [d[ids[0]] for ids in (left, right) if ids]
             rest = max(w.height() - strip - 80, 120)  # 80: menu, dock titles, tab bars, status bar
             w.resizeDocks([d[top[0]], *below], [strip] + [rest] * len(below), Qt.Orientation.Vertical)
-            panel = panel_of(top[0])
             if panel.state is None and not self._strip_refit_pending:
                 # sized before the first analysis: no chips and no guesses yet, shorter than the
                 # strip will be (it scrolled by 8 px at 1200×720): fit it again once they are in
