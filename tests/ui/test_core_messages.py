@@ -15,7 +15,13 @@ from attention_lab.core import messages
 from attention_lab.core.models import ModelLoadError, load_model
 from attention_lab.ui import i18n
 from attention_lab.ui.i18n import translator
-from attention_lab.ui.session import Session
+from attention_lab.ui.session import Session, _reason_parts
+from attention_lab.ui.strings.core_messages import with_details
+
+
+def _reason(exc: BaseException) -> str:
+    """What the app says of a failure: its sentence, then its English detail apart."""
+    return with_details(*_reason_parts(exc))
 from attention_lab.ui.worker import InferenceWorker
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -83,8 +89,6 @@ def test_a_pickle_only_folder_is_said_in_portuguese(qtbot, session, portuguese, 
 def test_an_unreachable_hub_is_said_in_portuguese(portuguese):
     import httpx2
     from attention_lab.core.hub_fetch import _Reporter, describe_failure
-    from attention_lab.ui.session import _reason
-
     event = describe_failure(httpx2.ConnectError("no route"), _Reporter(), "gpt2")
     assert event["key"] == "download.unreachable" and "can't be reached" in event["error"]
     error = ModelLoadError(event["error"], key=event["key"], values=event["values"])
@@ -155,8 +159,6 @@ SAID_IN_PORTUGUESE = {
 def test_a_broken_model_folder_is_said_in_portuguese(case, portuguese, tiny_checkpoint, tmp_path):
     import shutil
 
-    from attention_lab.ui.session import _reason
-
     folder = shutil.copytree(tiny_checkpoint, tmp_path / "model")
     breaker, english_pattern = _hostile_cases()[case]
     breaker(folder)
@@ -180,8 +182,6 @@ def test_an_english_detail_is_a_separate_tail_in_portuguese(qtbot, session, port
     sentence: "… (truncado ou corrompido: Error while deserializing header: …)".  The sentence now stands
     on its own, and the English comes last, after "Detalhes:", past "the previous model is still active"."""
     import shutil
-
-    from attention_lab.ui.session import _reason
 
     folder = shutil.copytree(tiny_checkpoint, tmp_path / "model")
     _unreadable_weights(folder)
@@ -214,8 +214,6 @@ OS_CASES = [
 def test_a_common_os_error_is_said_in_portuguese(portuguese, code, english, portuguese_text):
     """The download's cache, unwritable: the OS's strerror was put in the Portuguese sentence as is."""
     from attention_lab.core.hub_fetch import _Reporter, describe_failure
-    from attention_lab.ui.session import _reason
-
     event = describe_failure(OSError(code, english), _Reporter(), "gpt2")
     assert event["key"] == "download.cache_unwritable" and event["error"].endswith(english)
     error = ModelLoadError(event["error"], key=event["key"], values=event["values"])
@@ -226,8 +224,6 @@ def test_a_common_os_error_is_said_in_portuguese(portuguese, code, english, port
 
 def test_a_rare_os_error_keeps_its_english_only_as_details(portuguese):
     from attention_lab.core.hub_fetch import _Reporter, describe_failure
-    from attention_lab.ui.session import _reason
-
     event = describe_failure(OSError(errno.EIO, "Input/output error"), _Reporter(), "gpt2")
     error = ModelLoadError(event["error"], key=event["key"], values=event["values"])
     assert _reason(error) == ("não foi possível gravar no cache do Hugging Face: erro do sistema operacional. "
@@ -236,8 +232,6 @@ def test_a_rare_os_error_keeps_its_english_only_as_details(portuguese):
 
 def test_a_folder_that_cant_be_opened_is_said_in_portuguese(portuguese, tmp_path):
     """The OS's reason for a folder that can't be opened (a name too long) was English, unkeyed."""
-    from attention_lab.ui.session import _reason
-
     folder = tmp_path / ("x" * 300)  # ENAMETOOLONG on Linux
     with pytest.raises(ModelLoadError) as caught:
         load_model(str(folder))
@@ -259,8 +253,6 @@ def _partial_timeout():
 
 def test_a_downloads_sizes_use_the_portuguese_decimal_comma(portuguese):
     """ "(chegaram 3.1 MB de 548.1 MB)": the sizes were written in the download process, in English."""
-    from attention_lab.ui.session import _reason
-
     event = _partial_timeout()
     assert event["key"] == "download.timeout_partial"
     assert "(3.1 MB of 548.1 MB arrived)" in event["error"]  # the CLI's English line

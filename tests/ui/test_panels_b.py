@@ -19,6 +19,7 @@ import torch
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal  # noqa: E402
+from PySide6.QtGui import QPaintEvent  # noqa: E402
 
 from attention_lab.core.analysis import (  # noqa: E402
     head_portrait,
@@ -269,6 +270,28 @@ def test_mask_panel_builds_its_bar_plots_one_per_part_or_when_first_painted(qtbo
         assert len(panel.leak_bars.opts["height"]) == state.n_tokens
     assert list(early.leak_bars.opts["height"]) == list(late.leak_bars.opts["height"])
     assert early.selected_text.text() == late.selected_text.text() != ""
+
+
+def test_mask_panel_painted_many_times_before_its_plots_asks_for_one_build(qtbot, state):
+    """Each paint before the bar plots exist posted another zero-delay build (harmless, guarded,
+    but a timer per paint): one build is on its way until it has run."""
+    panel = MaskPanel()
+    qtbot.addWidget(panel)
+    serve(panel, SyncRunner())
+    builds = []
+    build = panel._build_bar_plots
+    panel._build_bar_plots = lambda: (builds.append(1), build())  # what the paint posts
+    panel.show_state(state)
+    panel.resize(1000, 700)
+    panel.show()
+    for _ in range(4):  # painted four times in one turn, before the event loop runs the posted build
+        panel.paintEvent(QPaintEvent(panel.rect()))
+    qtbot.waitUntil(lambda: len(panel.bar_plots.findChildren(pg.PlotWidget)) == 2, timeout=LONG)
+    qtbot.wait(50)
+    assert builds == [1]
+    panel.paintEvent(QPaintEvent(panel.rect()))  # built: painting posts nothing more
+    qtbot.wait(50)
+    assert builds == [1]
 
 
 # ---------------------------------------------------------------------------- portrait

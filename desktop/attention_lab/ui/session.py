@@ -513,11 +513,6 @@ def _reason_parts(exc: BaseException) -> tuple[str, str]:
     return _one_line(exc), ""
 
 
-def _reason(exc: BaseException) -> str:
-    """The failure's sentence, then its English detail apart (see :func:`_reason_parts`)."""
-    return with_details(*_reason_parts(exc))
-
-
 def _one_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__

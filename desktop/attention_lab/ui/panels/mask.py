@@ -169,6 +169,7 @@ class MaskPanel(Panel):
         self.bar_plots_row.setContentsMargins(0, 0, 0, 0)
         self.bar_plots_row.setSpacing(BAR_PLOTS_SPACING)
         self._bar_plots_built = 0  # how many of the two (sums, leak)
+        self._bar_build_posted = False  # a paint already asked for the build on the next turn
 
         mode_row = QHBoxLayout()
         mode_row.addWidget(self.mode_label)
@@ -232,13 +233,15 @@ class MaskPanel(Panel):
             self._fill_selected(self.mode_details())
 
     def _build_bar_plots(self) -> None:
+        self._bar_build_posted = False
         while self._bar_plots_built < 2:
             self._build_bar_plot()
 
     def paintEvent(self, event) -> None:  # noqa: N802 -- in sight before the idle turns built its plots
         # (a tab behind another is "visible" to Qt but never paints: painting is being in sight)
         super().paintEvent(event)
-        if self._bar_plots_built < 2:
+        if self._bar_plots_built < 2 and not self._bar_build_posted:  # one build on its way, not one per paint
+            self._bar_build_posted = True
             QTimer.singleShot(0, self, self._build_bar_plots)  # not inside a paint: on the next turn
 
     # ------------------------------------------------------------------ wiring
