@@ -636,29 +636,40 @@ def test_the_kv_progress_bar_is_painted_with_the_next_frame_not_at_once(qtbot, s
 
 
 def test_a_kv_result_relabels_the_legend_in_place(qtbot, state):
-    """A run's result changes the legend's slopes by re-wording its labels, not by clearing and
-    rebuilding the legend (a third of the GUI thread's work in the turn a run ended; issue 19);
-    a language switch re-words the same labels."""
+    """A run's result adds each fitted line's slope to its curve's entry by re-wording the label,
+    not by clearing and rebuilding the legend (a third of the GUI thread's work in the turn a run
+    ended; issue 19), and keeps two entries (four filled the plot at 1366x768, words over the
+    curves); a language switch re-words the same labels."""
     steps = 20
     flat = [1.0] * steps
     panel = shown(qtbot, KVBenchPanel())
     runner = CannedRunner(_kv_result(0.59, flat, [1.0 + 0.04 * i for i in range(steps)]))
     serve(panel, runner)
     panel.show_state(state)
-    assert [s.item for s, _label in panel.plot_legend.items] == [panel.curve_with, panel.curve_without]
-    assert panel.run_benchmark()
     first = list(panel.plot_legend.items)
-    assert [s.item for s, _label in first] == [panel.curve_with, panel.curve_without, panel.fit_with, panel.fit_without]
-    assert "+0.04" in first[3][1].text
+    assert [s.item for s, _label in first] == [panel.curve_with, panel.curve_without]
+    assert [label.text for _s, label in first] == [tr("kvbench.with"), tr("kvbench.without")]
+    assert panel.run_benchmark()
+    assert [(id(s), id(label)) for s, label in panel.plot_legend.items] == [(id(s), id(label)) for s, label in first]
+    assert first[1][1].text == "without cache (dashed fit: +0.04 ms/position)"
+    assert first[0][1].text.startswith("with cache (dashed fit: ") and "+0.04" not in first[0][1].text
     runner.result = _kv_result(2.5, flat, [1.0 + 0.1 * i for i in range(steps)])
     assert panel.run_benchmark()
     second = list(panel.plot_legend.items)
     assert [(id(s), id(label)) for s, label in second] == [(id(s), id(label)) for s, label in first]  # the same items
-    assert "+0.1" in second[3][1].text and "+0.04" not in second[3][1].text
+    assert "+0.1 ms" in second[1][1].text and "+0.04" not in second[1][1].text
     translator.set_language("pt_BR")
-    assert second[3][1].text.startswith("ajuste: +0,1")
+    assert second[1][1].text == "sem cache (ajuste tracejado: +0,1 ms/posição)"
     assert [(id(s), id(label)) for s, label in panel.plot_legend.items] == [(id(s), id(label)) for s, label in first]
-    assert panel.plot_legend.items[0][1].text == tr("kvbench.with")
+
+
+def test_a_flat_fitted_slope_reads_in_decimals_not_in_scientific_notation():
+    from attention_lab.ui.panels.kv_bench import _ms
+
+    assert _ms(9.4e-05) == "+0.0001" and _ms(-0.0176) == "-0.0176" and _ms(0.0546) == "+0.0546"
+    assert _ms(0.301) == "+0.301" and _ms(1e-6) == _ms(-1e-6) == "0"
+    translator.set_language("pt_BR")
+    assert _ms(0.0546) == "+0,0546"
 
 
 def test_kv_model_choice_and_longer_run_reach_the_session(qtbot, state, tiny_model):

@@ -44,7 +44,7 @@ from attention_lab.core import kvbench
 from attention_lab.core.jobs import KV_BENCH, KV_STABILITY, text_key
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
-from attention_lab.ui.number_format import fixed, integer, significant
+from attention_lab.ui.number_format import fixed, integer, significant, trimmed
 from attention_lab.ui.strings import kv_bench as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -61,8 +61,11 @@ from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_
 from attention_lab.ui.panels.plot_setters import nice_ceiling as time_ceiling  # the live plot's top (ms)
 
 def _ms(value: float) -> str:
-    """A fitted slope for the legend, signed, in the interface's number format (+0.04 / +0,04)."""
-    text = significant(value, 2 if abs(value) < 0.01 else 3)
+    """A fitted slope for the legend, signed, in the interface's number format (+0.04 / +0,04), to
+    at most four decimals: a flat curve's slope read "+9.4e-05" to a learner."""
+    text = trimmed(value, 4) if abs(value) < 0.01 else significant(value, 3)
+    if text.lstrip("-") == "0":
+        return "0"
     return text if text.startswith("-") else "+" + text
 
 
@@ -392,15 +395,18 @@ class KVBenchPanel(Panel):
         self._fill_stability()
 
     def _fill_legend(self) -> None:
-        """The legend's entries: the two curves, and the fitted lines with their slopes once a run
-        has finished.  Same entries as shown: only the words change, in place -- a cleared and
-        rebuilt legend (new labels, its layout redone, the plot repainted around it) was a third of
-        the GUI thread's work when a run's result arrived (issue 19)."""
-        entries = [(self.curve_with, tr("kvbench.with")), (self.curve_without, tr("kvbench.without"))]
+        """The legend's two entries, one per curve; once a run has finished each also gives its
+        dashed fitted line's slope.  Four entries (the fits apart) filled most of the plot's
+        height at 1366x768, their words over the curves.  The same entries always: only the words
+        change, in place -- a cleared and rebuilt legend (new labels, its layout redone, the plot
+        repainted around it) was a third of the GUI thread's work when a run's result arrived
+        (issue 19)."""
         r = self._result
-        if r is not None:
-            for curve, slope in ((self.fit_with, r.slope_ms_with), (self.fit_without, r.slope_ms_without)):
-                entries.append((curve, tr("kvbench.fit", slope=_ms(slope))))
+        entries = []
+        for curve, name, slope in ((self.curve_with, "kvbench.with", r and r.slope_ms_with),
+                                   (self.curve_without, "kvbench.without", r and r.slope_ms_without)):
+            text = tr(name) if r is None else tr("kvbench.with_fit", curve=tr(name), slope=_ms(slope))
+            entries.append((curve, text))
         shown = self.plot_legend.items
         if [sample.item for sample, _label in shown] == [curve for curve, _text in entries]:
             for (_sample, label), (_curve, text) in zip(shown, entries):

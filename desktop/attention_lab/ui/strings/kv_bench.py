@@ -42,7 +42,8 @@ register(
             "pt_BR": "Quanto mais longa a geração, mais prefixo o cache evita recalcular: o contraste cresce.",
         },
         "kvbench.growth": {"en": "Growth per position", "pt_BR": "Crescimento por posição"},
-        "kvbench.fit": {"en": "fit: {slope} ms/position", "pt_BR": "ajuste: {slope} ms/posição"},
+        "kvbench.with_fit": {"en": "{curve} (dashed fit: {slope} ms/position)",
+                             "pt_BR": "{curve} (ajuste tracejado: {slope} ms/posição)"},
         "kvbench.status.unclear": {
             "en": "KV cache: no clear gain in this run (without ÷ with = {x}); identical output: {identical}",
             "pt_BR": "Cache KV: nenhum ganho claro nesta execução (sem ÷ com = {x}); saída idêntica: {identical}",
