@@ -22,11 +22,17 @@ CRASHING_APP = textwrap.dedent(
     """
     import faulthandler, sys
     import attention_lab.ui.launch as launch
+    import attention_lab.ui.main_window as main_window
 
     def the_lab_crashes_here(_state):
         faulthandler._sigsegv()
 
-    launch._freeze_once = the_lab_crashes_here  # connected to state_shown by run_gui
+    class CrashingWindow(main_window.MainWindow):  # the window run_gui makes (imported there)
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.state_shown.connect(the_lab_crashes_here)
+
+    main_window.MainWindow = CrashingWindow
     sys.exit(launch.run_gui(["--model", sys.argv[1], "--settings", sys.argv[2]]))
     """
 )

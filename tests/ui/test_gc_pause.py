@@ -1,10 +1,13 @@
-"""gc_pause: the objects of a model's start-up leave the collector's sight once, and the next
-model's thaws and collects them first (its cyclic garbage is freed, not frozen forever)."""
+"""gc_pause: what the imports made leaves the collector's sight once, before the first window,
+and stays out; a new window or model collects only what is left in sight, so the previous
+one's cyclic garbage is freed without walking the imports again (issue 18)."""
 
 from __future__ import annotations
 
 import gc
 import weakref
+
+import pytest
 
 from attention_lab.ui import gc_pause
 
@@ -14,42 +17,55 @@ class Node:
         self.me = self  # a reference cycle: only the cyclic collector frees it
 
 
-def _frozen_then_thawed(monkeypatch, first, second) -> None:
-    monkeypatch.setattr(gc_pause, "_frozen_key", None)
-    try:
-        cyclic = Node()
-        gone = weakref.ref(cyclic)
-        assert gc_pause.freeze_long_lived(first)
-        assert gc.get_freeze_count() > 0
-        assert not gc_pause.freeze_long_lived(first)  # the same window and model's later rounds: nothing
-        del cyclic
-        gc.collect()
-        assert gone() is not None  # frozen: the collector does not see it
-        assert gc_pause.freeze_long_lived(second)  # thaw, collect, freeze again
-        assert gone() is None
-        assert gc.get_freeze_count() > 0
-    finally:
-        gc.unfreeze()
+@pytest.fixture
+def fresh_tiers(monkeypatch):
+    """gc_pause as a new process has it; the test's freeze undone afterwards."""
+    monkeypatch.setattr(gc_pause, "_imports_frozen", False)
+    monkeypatch.setattr(gc_pause, "_drawn_key", None)
+    monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: True)
+    yield
+    gc.unfreeze()
 
 
-def test_freeze_once_per_model_and_thaw_for_the_next(monkeypatch):
-    _frozen_then_thawed(monkeypatch, (1, 1), (1, 2))
+def test_the_imports_are_frozen_once_and_never_thawed(fresh_tiers):
+    assert gc_pause.freeze_imports()
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    assert not gc_pause.freeze_imports()  # a second window: nothing more frozen
+    assert gc_pause.collect_on_switch((1, 1)) is False  # the first window's first drawing
+    assert gc_pause.collect_on_switch((1, 2))  # a model switch collects ...
+    assert gc_pause.collect_on_switch((2, 2))  # ... and so does a new window ...
+    assert gc.get_freeze_count() >= frozen - 100  # ... without thawing the imports (a few freed by refcount)
 
 
-def test_a_new_window_on_the_same_model_thaws_the_last_one(monkeypatch):
-    # the soak's "quit and start again" keeps the cached model: keyed by the model alone, every
-    # earlier window stayed frozen (444 MB -> 6.9 GB in 30 minutes)
-    _frozen_then_thawed(monkeypatch, (1, 7), (2, 7))
+def test_a_switch_frees_the_previous_window_s_cycles(fresh_tiers):
+    gc_pause.freeze_imports()
+    gc_pause.collect_on_switch((1, 7))
+    window = Node()  # made after the freeze: in the collector's sight
+    gone = weakref.ref(window)
+    del window
+    assert gone() is not None  # a cycle: reference counting alone does not free it
+    assert not gc_pause.collect_on_switch((1, 7))  # the same window and model's later rounds: nothing
+    assert gc_pause.collect_on_switch((2, 7))  # a new window on the same cached model
+    assert gone() is None
 
 
-def test_going_back_to_an_earlier_model_thaws_what_was_made_in_between(monkeypatch):
-    monkeypatch.setattr(gc_pause, "_frozen_key", None)
-    try:
-        assert gc_pause.freeze_long_lived((1, 1))
-        assert gc_pause.freeze_long_lived((1, 2))
-        assert gc_pause.freeze_long_lived((1, 1))  # back to the first: a change, not "done before"
-    finally:
-        gc.unfreeze()
+def test_going_back_to_an_earlier_model_collects_again(fresh_tiers):
+    assert not gc_pause.collect_on_switch((1, 1))
+    assert gc_pause.collect_on_switch((1, 2))
+    assert gc_pause.collect_on_switch((1, 1))  # back to the first: a change, not "done before"
+
+
+def test_frozen_cycles_stay_which_is_why_windows_are_not_frozen(fresh_tiers):
+    # the reason for the two tiers: a frozen window's cycles would never be freed
+    # (tests/ui/test_window_memory.py: 444 MB -> 6.9 GB when every window stayed frozen)
+    stuck = Node()
+    gone = weakref.ref(stuck)
+    gc_pause.freeze_imports()
+    del stuck
+    gc_pause.collect_on_switch((1, 1))
+    gc_pause.collect_on_switch((2, 1))
+    assert gone() is not None
 
 
 def test_each_window_s_scheduler_has_its_own_key(qapp):
@@ -60,18 +76,15 @@ def test_each_window_s_scheduler_has_its_own_key(qapp):
     assert one.serial != two.serial
 
 
-def test_a_thaw_hands_the_freed_heap_back_to_the_system(monkeypatch):
+def test_a_switch_hands_the_freed_heap_back_to_the_system(monkeypatch):
     # issue 18: what a closed window or a dropped model frees stays in glibc's heaps as holes
     # (the soak's resident size grew while malloc's bytes in use stayed flat) unless trimmed
     trims = []
-    monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: trims.append(gc.get_freeze_count()) or True)
-    monkeypatch.setattr(gc_pause, "_frozen_key", None)
-    try:
-        gc_pause.freeze_long_lived((1, 1))
-        assert trims == []  # the first freeze frees nothing: nothing to give back
-        gc_pause.freeze_long_lived((1, 1))
-        assert trims == []  # the same window's later rounds: no trim per redraw
-        gc_pause.freeze_long_lived((2, 1))
-        assert trims == [0]  # after the thaw and collection, before freezing again
-    finally:
-        gc.unfreeze()
+    monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: trims.append(gc.get_count()[2]) or True)
+    monkeypatch.setattr(gc_pause, "_drawn_key", None)
+    gc_pause.collect_on_switch((1, 1))
+    assert trims == []  # the first drawing frees nothing: nothing to give back
+    gc_pause.collect_on_switch((1, 1))
+    assert trims == []  # the same window's later rounds: no trim per redraw
+    gc_pause.collect_on_switch((2, 1))
+    assert trims == [0]  # after the collection (the oldest generation's count back to 0)

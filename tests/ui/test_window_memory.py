@@ -45,17 +45,20 @@ def test_is_served_names_a_signal_the_panel_has(qtbot):
         panel.is_served("modes_wantd")  # a typo fails loudly instead of "never served"
 
 
-def test_closed_windows_are_freed(qtbot, isolated_settings, tiny_checkpoint):
+def test_closed_windows_are_freed(qtbot, isolated_settings, tiny_checkpoint, monkeypatch):
     """Three windows, each with every panel built, drawn and brought into sight (the paths
-    that ask the session for work), closed in turn: the earlier two are gone.  (The latest
-    one may stay frozen out of the collector's sight until the next model or window:
-    ``ui/gc_pause.py``.)"""
+    that ask the session for work), closed in turn: all three are gone, while what the imports
+    made stays frozen out of the collector's sight, as the app freezes it before its first
+    window (``ui/gc_pause.py``: windows are never frozen, so their cycles can be freed)."""
+    from attention_lab.ui import gc_pause
     from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.launch import teardown
     from attention_lab.ui.main_window import MainWindow
 
     app = QApplication.instance()
     closed = []
+    monkeypatch.setattr(gc_pause, "_imports_frozen", False)  # as in a new process
+    gc_pause.freeze_imports()
     try:
         for _ in range(3):
             window = MainWindow(settings=isolated_settings, model_spec=str(tiny_checkpoint))
@@ -74,7 +77,8 @@ def test_closed_windows_are_freed(qtbot, isolated_settings, tiny_checkpoint):
             del window
             gc.collect()
         alive = [ref() is not None for ref in closed]
-        assert alive[:2] == [False, False], f"closed windows still in memory: {alive}"
+        assert alive == [False, False, False], f"closed windows still in memory: {alive}"
+        assert gc.get_freeze_count() > 0  # the new windows and models collected without thawing the imports
     finally:
         gc.unfreeze()
         gc.collect()

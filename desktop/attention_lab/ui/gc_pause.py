@@ -1,15 +1,23 @@
-"""Python's cyclic garbage collector kept from stalling the window (issue 19).
+"""Python's cyclic garbage collector kept from stalling the window (issues 19 and 18).
 
-A full collection walks every object the process tracks: with torch, pyqtgraph, the window
-and a model, 170 000 objects and 110-350 ms of the GUI thread (measured with ``gc.callbacks``
-while the perf probe started the app, 2 busy cores).  After start-up they come whenever the
-allocation counters say so: in the middle of a redraw as likely as anywhere.  What exists
-once a model's first analysis is drawn (modules, the model, the window) lives as long as the
-model does, so :func:`freeze_long_lived` moves it out of the collector's sight (``gc.freeze``)
-and later collections walk only what was made since.  Frozen objects are still freed by
-reference counting; only garbage in reference cycles would stay, so the first drawing of
-another model or in another window thaws everything, collects once (the previous one's
-cycles: a model switch is a slow moment anyway) and freezes again.
+A full collection walks every object the process tracks, and its cost grows with their number.
+Two tiers keep that number small where it matters:
+
+- **What the imports made** (torch, PySide6, pyqtgraph, the lab's modules: 179 000 objects and
+  110-200 ms of a full collection, measured on 2 busy cores) never becomes garbage.
+  :func:`freeze_imports` moves it out of the collector's sight (``gc.freeze``) once, before
+  the first window exists, and nothing thaws it again (the process ends with it).
+- **The windows and models** stay in sight: about 40 000 objects for a window with its model
+  and panels, whose full collection takes a few milliseconds.  When a new window or model
+  draws its first analysis, :func:`collect_on_switch` collects once: the previous one's
+  reference cycles (a closed window, a dropped model) are freed and the C heap handed back.
+
+Issue 19 froze everything once the first analysis was drawn, windows and models with the
+imports; CPython has one frozen generation (``gc.unfreeze`` thaws all of it), so freeing an
+old window's cycles meant thawing and collecting the imports too: 330-470 ms of the GUI thread
+on each of ~600 model loads and new windows in the 30-minute soak (issue 18).  Leaving the
+windows frozen instead kept each one with its cycles for good (444 MB → 6.9 GB in 30 minutes,
+``tests/ui/test_window_memory.py``).
 """
 
 from __future__ import annotations
@@ -18,26 +26,37 @@ import gc
 
 from attention_lab.core.heap import give_back_free_heap
 
-_frozen_key: object = None  # what the frozen objects were frozen for: (window, model)
+_imports_frozen = False
+_drawn_key: object = None  # the (window, model) whose first analysis was drawn last
 
 
-def freeze_long_lived(key: object) -> bool:
-    """Freeze every object that exists now, once per ``key`` in a row (True when it did).
+def freeze_imports() -> bool:
+    """Freeze every object that exists now, once per process (True when it did).
+
+    Call it after the imports and before the first window: whatever is frozen is never
+    collected again, and a window frozen with its cycles would stay in memory after it closes.
+    Frozen objects are still freed by reference counting.  Modules imported later (a panel's,
+    when its tab is first built) stay in the collector's sight: a few thousand objects."""
+    global _imports_frozen
+    if _imports_frozen:
+        return False
+    _imports_frozen = True
+    gc.freeze()
+    return True
+
+
+def collect_on_switch(key: object) -> bool:
+    """Collect once when ``key`` differs from the last one drawn, other than the first (True when it did).
 
     ``key`` names the window and its model (the redraw scheduler passes its own serial and the
-    model's): any change thaws and collects first.  Keyed by the model alone, a second window
-    on the same (cached) model froze nothing new and never thawed, so every earlier window stayed
-    frozen with its cycles: a 30-minute soak that starts a new window 173 times grew from 444 MB
-    to 6.9 GB; and a switch back to an earlier model kept the garbage made in between."""
-    global _frozen_key
-    if key == _frozen_key:
+    model's), so a new window on the same cached model collects too: the closed window's cycles
+    are freed.  The collection walks only what :func:`freeze_imports` left in sight."""
+    global _drawn_key
+    previous, _drawn_key = _drawn_key, key
+    if previous is None or previous == key:
         return False
-    if _frozen_key is not None:  # another window or model before this one: free its garbage first
-        gc.unfreeze()
-        gc.collect()
-        # what the collection (and the earlier window or model) freed is mostly holes in the C
-        # heap that glibc keeps: hand the pages back, or the resident size only grows (issue 18)
-        give_back_free_heap()
-    _frozen_key = key
-    gc.freeze()
+    gc.collect()
+    # what the collection (and the earlier window or model) freed is mostly holes in the C
+    # heap that glibc keeps: hand the pages back, or the resident size only grows (issue 18)
+    give_back_free_heap()
     return True

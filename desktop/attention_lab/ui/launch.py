@@ -193,7 +193,7 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     app.setApplicationName("attention-lab")
     app.setApplicationDisplayName("Attention Lab")
 
-    from attention_lab.ui import crash_log
+    from attention_lab.ui import crash_log, gc_pause
     from attention_lab.ui.errors import install_excepthook
     from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.main_window import MainWindow
@@ -211,6 +211,9 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     else:
         settings = None
 
+    # what the imports made never becomes garbage: out of the collector's sight before the
+    # window exists, so a collection walks only the window, its model and what they make
+    gc_pause.freeze_imports()
     uncaught: list[str] = []
     window = None
     previous_hook = sys.excepthook
@@ -232,7 +235,6 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
 
             sys.excepthook = recording_hook
             window.resize(*args.size)
-        window.state_shown.connect(_freeze_once)
         window.show()
         if not headless:
             crash_log.attach(window, crash)  # Help › Open log folder; the notice after a crash
@@ -251,16 +253,7 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
         code = code or 1
     if crash is not None:
         crash.clean_exit()
-    # The interpreter's last collection would walk every object torch, Qt and the window
-    # made (0.4 s of the exit, measured); the process frees them all at once anyway.
+    # The interpreter's last collection would walk what the imports' freeze left in sight (the
+    # closed window's objects, the models); the process frees them all at once anyway.
     gc.freeze()
     return code
-
-
-def _freeze_once(_state) -> None:
-    """After the first analysis is shown, move everything made so far (modules, the
-    window, the model) out of the collector's reach: a full collection then walks only
-    what the session makes later (such collections took 50-120 ms of the GUI thread)."""
-    if not getattr(_freeze_once, "done", False):
-        _freeze_once.done = True
-        gc.freeze()

@@ -43,7 +43,7 @@ class RedrawScheduler(QObject):
         parent: QObject | None = None,
     ):
         super().__init__(parent)
-        self.serial = next(_schedulers)  # whose objects gc_pause froze (with the model's serial)
+        self.serial = next(_schedulers)  # which window drew (gc_pause collects when it or the model changes)
         self.panels = panels
         self.out_of_sight = out_of_sight
         self.on_error = on_error
@@ -144,5 +144,5 @@ class RedrawScheduler(QObject):
         self.last_state = state
         model = getattr(state, "model", None)  # (a test's stand-in state has none)
         if model is not None:
-            gc_pause.freeze_long_lived((self.serial, model.serial))  # a full collection no longer stalls a later redraw
+            gc_pause.collect_on_switch((self.serial, model.serial))  # the previous window's or model's cycles freed
         self.round_done.emit(state)

@@ -225,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     import attention_lab.ui  # noqa: F401 -- the PySide6 workaround first
-    from attention_lab.ui import number_format
+    from attention_lab.ui import gc_pause, number_format
     from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.launch import teardown
     from attention_lab.ui.learner_checks import FaultTrap, window_problems
@@ -242,6 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = Path(tmp.name)
     models = soak_models(work, args.model)
     trap = FaultTrap().install()
+    gc_pause.freeze_imports()  # as the app does before its window (ui.launch)
     def open_window(model_spec: str | None = None) -> MainWindow:
         window = MainWindow(settings=QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat), model_spec=model_spec)
         install_idle_build(window)  # as the app opens a learner's window (ui.launch)
