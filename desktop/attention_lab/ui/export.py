@@ -11,20 +11,27 @@ from __future__ import annotations
 import csv
 import math
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 PNG_SCALE = 2
 
 
-def _item_width(item: Any) -> int:
-    rect = item.sceneRect() if hasattr(item, "sceneRect") else item.boundingRect()
-    return max(1, int(rect.width()))
+def _shown_width(exporter: Any) -> int:
+    """The width the exported item or scene is shown at, in device pixels (pyqtgraph's target rect:
+    a scene's view widget, or the item mapped to the screen).
+
+    Never a scene's ``sceneRect()``: with no rect set, a ``QGraphicsScene`` keeps growing it to hold
+    everything its items ever covered and never shrinks it, while pyqtgraph renders only what the view
+    shows.  The KV panel's stability view (a scene) grew to 10,961 px after some resizes: a PNG of
+    21,922 px x 3,234 px, 14.7 s of the GUI thread's CPU, then Qt refused to write it (over 256 MB)."""
+    return max(1, int(exporter.getTargetRect().width()))
 
 
 def export_plot(item: Any, path: str | os.PathLike) -> Path:
     """Write ``item`` (pyqtgraph item or scene, or a widget that has ``scene()``) as PNG or SVG by suffix."""
-    import pyqtgraph.exporters as exporters
+    from pyqtgraph import exporters
     from PySide6.QtWidgets import QApplication
 
     path = Path(path)
@@ -37,7 +44,7 @@ def export_plot(item: Any, path: str | os.PathLike) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".png":
         exporter = exporters.ImageExporter(item)
-        exporter.parameters()["width"] = _item_width(item) * PNG_SCALE
+        exporter.parameters()["width"] = _shown_width(exporter) * PNG_SCALE
         exporter.parameters()["antialias"] = True
         exporter.export(str(path))
     else:
@@ -96,8 +103,9 @@ def _svg_with_qt(item: Any, path: Path) -> None:
 
     if hasattr(item, "sceneBoundingRect"):
         scene, source = item.scene(), item.sceneBoundingRect()
-    else:  # a whole GraphicsScene
-        scene, source = item, item.sceneRect()
+    else:  # a whole GraphicsScene: what its view shows (its sceneRect only ever grows: see _shown_width)
+        view = item.views()[0]
+        scene, source = item, view.mapToScene(view.viewport().rect()).boundingRect()
     width, height = max(1, int(source.width())), max(1, int(source.height()))
     generator = QSvgGenerator()
     generator.setFileName(str(path))
