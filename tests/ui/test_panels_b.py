@@ -899,6 +899,15 @@ def test_exports_png_and_csv(qtbot, state, tmp_path):
         assert item is not None, p.panel_id
         path = export_plot(item, tmp_path / f"{p.panel_id}.png")
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the stability tab's export is its whole layout (both maps and the colour bar), at twice its size:
+    # not its scene, whose rect only grows (a 21,922 px PNG in the soak), nor the part of it in view
+    from PySide6.QtGui import QImage
+
+    from attention_lab.ui.export import PNG_SCALE
+
+    assert kv.plot_for_export() is kv.stab_view.ci
+    image = QImage(str(tmp_path / f"{kv.panel_id}.png"))
+    assert image.width() == int(kv.stab_view.ci.mapRectToDevice(kv.stab_view.ci.boundingRect()).width()) * PNG_SCALE
     for p in (mask, portrait, shapes):
         header, rows = p.table_for_export()
         path = export_csv(tmp_path / f"{p.panel_id}.csv", header, rows)

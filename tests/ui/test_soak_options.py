@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from attention_lab.ui.soak import chosen_actions
+from attention_lab.ui.soak import STALL_GOAL_MS, TRACE_MS, chosen_actions
 
 ACTIONS = {"type_text": {}, "set_causal": {}, "export": {}, "download": {}}
 
@@ -45,3 +45,9 @@ def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
     for entry in lines:  # the arguments the driver was called with, to replay the step
         assert set(entry["arguments"]) == ({"causal"} if entry["action"] == "set_causal" else {"head"})
         assert entry["rss_mb"] > 0 and entry["t_s"] >= 0
+        # the action's longest stall and its CPU time; the handler only when it was traced (over TRACE_MS)
+        assert entry["stall_ms"] >= 0 and entry["cpu_ms"] >= 0 and entry["startup"] is False
+        assert ("handler" in entry) == ("hot_spot" in entry) and (entry["stall_ms"] > TRACE_MS or "handler" not in entry)
+    over_goal = [entry for entry in lines if entry["stall_ms"] > STALL_GOAL_MS and not entry["startup"]]
+    assert report["summary"]["stalls_over_goal"] == len(over_goal)
+    assert sum(report["summary"]["over_goal_by_action"].values()) == len(over_goal)

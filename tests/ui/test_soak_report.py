@@ -3,7 +3,14 @@ running window, names the handler of each slow action, and says how many went ov
 
 from __future__ import annotations
 
-from attention_lab.ui.soak import SLOWEST_KEPT, STALL_GOAL_MS, StallLedger, summarise
+from attention_lab.ui.soak import (
+    NOT_TRACED,
+    SLOWEST_KEPT,
+    STALL_GOAL_MS,
+    StallLedger,
+    log_line,
+    summarise,
+)
 from attention_lab.ui.stall_trace import Stall
 
 
@@ -36,3 +43,32 @@ def test_only_the_slowest_actions_are_kept_slowest_first():
         ledger.add(float(ms), "type_text", {}, startup=False)
     kept = [e["stall_ms"] for e in ledger.slowest]
     assert len(kept) == SLOWEST_KEPT and kept == sorted(kept, reverse=True) and kept[0] == SLOWEST_KEPT + 4
+
+
+def test_the_over_goal_actions_are_counted_per_hot_spot_and_per_action_most_first():
+    ledger = StallLedger()
+    export = Stall(ms=400.0, cpu_ms=380.0, off_cpu=False, handler="attention_lab.ui.main_window.export_current",
+                   hot_spot="attention_lab.ui.export.export_plot", samples=90)
+    qt = Stall(ms=300.0, cpu_ms=290.0, off_cpu=False, handler="Qt C++", hot_spot="Qt C++", samples=70)
+    for _ in range(3):
+        ledger.add(400.0, "export", {"kind": "png"}, startup=False, stall=export)
+    ledger.add(300.0, "reset_layout", {}, startup=False, stall=qt)
+    ledger.add(120.0, "set_head", {"head": 1}, startup=False)  # over the goal, not sampled
+    ledger.add(90.0, "export", {"kind": "csv"}, startup=False, stall=export)  # under the goal: not counted
+    ledger.add(900.0, "quit_and_start_again", {}, startup=True, stall=qt)  # start-up: not counted
+    breakdown = ledger.over_goal_breakdown()
+    assert list(breakdown["over_goal_by_hot_spot"].items()) == [
+        ("attention_lab.ui.export.export_plot", 3), ("Qt C++", 1), (NOT_TRACED, 1)]
+    assert list(breakdown["over_goal_by_action"].items()) == [("export", 3), ("reset_layout", 1), ("set_head", 1)]
+    assert sum(breakdown["over_goal_by_action"].values()) == ledger.running_over_goal == 5
+
+
+def test_a_log_line_holds_the_stall_its_cpu_time_and_when_traced_its_handler():
+    traced = Stall(ms=150.0, cpu_ms=140.0, off_cpu=False, handler="h.slot", hot_spot="h.hot", samples=30)
+    ledger = StallLedger()
+    line = log_line(7, 3.456, ledger.add(150.0, "export", {"kind": "svg"}, startup=False, stall=traced), 12.0,
+                    startup=False)
+    assert line["step"] == 7 and line["t_s"] == 3.46 and line["arguments"] == {"kind": "svg"} and line["rss_mb"] > 0
+    assert (line["stall_ms"], line["cpu_ms"], line["handler"], line["hot_spot"]) == (150.0, 140.0, "h.slot", "h.hot")
+    quiet = log_line(8, 4.0, ledger.add(20.0, "set_head", {"head": 0}, startup=False), 12.04, startup=False)
+    assert (quiet["stall_ms"], quiet["cpu_ms"]) == (20.0, 12.0) and "handler" not in quiet  # the heartbeat's CPU

@@ -59,3 +59,74 @@ def test_a_leftover_with_the_titles_of_another_language_is_hidden(qtbot, make_wi
     window.dock_layout.hide_stale_tab_bars()
     assert not leftover.isVisible(), "an English 'Leakage diff | Mask' bar stays over the maps"
     assert live.isVisible()
+
+
+# ---------------------------------------------------------------------------- Reset layout (issue 18's soak)
+def _shown_groups(window) -> list[int]:
+    """The tab count of each tab bar in sight, sorted: one bar per tab group of the default layout."""
+    return sorted(bar.count() for bar in window.findChildren(QTabBar) if bar.parent() is window and bar.isVisible())
+
+
+def _default_groups(window) -> list[int]:
+    return sorted(len(ids) for ids in window.dock_layout.slots.values() if len(ids) > 1)
+
+
+def test_reset_layout_of_docks_in_place_rebuilds_nothing(qtbot, make_window, monkeypatch):
+    """Docks in their places (one closed): Reset shows and raises them and sets the sizes, without
+    ``restoreState`` (which hid and showed every panel's widgets and left two tab bars each time:
+    300-350 ms of Qt layout and painting in the soak, more each time)."""
+    window = make_window(model_spec="demo")
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=STATE_TIMEOUT_MS)
+    restored = []
+    monkeypatch.setattr(window, "restoreState", lambda *args: restored.append(args) or True)
+    bars = len(window.findChildren(QTabBar))
+    window.docks["panel.mask"].close()  # the learner closed a dock: it keeps its place
+    qtbot.wait(20)
+    assert window.dock_layout.in_default_places()
+    for _ in range(3):
+        window.reset_layout()
+        qtbot.wait(20)
+    assert restored == [] and len(window.findChildren(QTabBar)) == bars
+    assert not window.docks["panel.mask"].isHidden()
+    assert _shown_groups(window) == _default_groups(window)
+    first_right = window.docks[window.dock_layout.slots["right"][0]]
+    assert not first_right.visibleRegion().isEmpty()  # each group's first tab raised
+
+
+@pytest.mark.parametrize("moved", [True, False], ids=["a dock moved", "restoreState with docks in place"])
+def test_reset_layout_of_a_moved_dock_restores_it_and_hides_the_bars_qt_replaced(qtbot, tmp_path, monkeypatch, moved):
+    """``restoreState`` (a dock was moved) leaves the tab bars it replaced shown under the new ones: in
+    a window opened as the soak opens it, two more bars in sight at each Reset before this fix."""
+    from PySide6.QtCore import QSettings, Qt
+
+    from attention_lab.ui.idle_build import install_idle_build
+    from attention_lab.ui.learner_driver import LearnerDriver
+    from attention_lab.ui.main_window import MainWindow
+    from qt_windows import close_windows
+
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat), model_spec="demo")
+    install_idle_build(window)
+    window.resize(1400, 900)
+    window.show()
+    driver = LearnerDriver(window, {"start": "demo"}, tmp_path / "work")
+    try:
+        driver.settle()
+        for _ in range(3):
+            if moved:
+                window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, window.docks["panel.shapes"])  # moved away
+                driver.settle()
+                assert not window.dock_layout.in_default_places()
+            else:
+                monkeypatch.setattr(window.dock_layout, "in_default_places", lambda: False)
+            window.reset_layout()
+            monkeypatch.undo()
+            driver.settle()
+            assert window.dock_layout.in_default_places()
+            # one bar in sight per tab group: Qt's replaced bars (same tabs, stacked under the new) hidden
+            assert _shown_groups(window) == _default_groups(window)
+        window.resize(1300, 850)  # Qt lays the docks out again: a replaced bar stays hidden
+        driver.settle()
+        assert _shown_groups(window) == _default_groups(window)
+        _check_bars(window)
+    finally:
+        close_windows([window])

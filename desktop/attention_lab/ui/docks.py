@@ -211,16 +211,63 @@ class Docks:
             return panel.sizeHint().height()
         return layout.totalHeightForWidth(max(self.window.width() - chrome, panel.minimumSizeHint().width()))
 
+    def in_default_places(self) -> bool:
+        """Every dock in sight docked where :meth:`arrange` puts it: in its slot's area, in its slot's
+        tab group with the other docks in sight (a closed dock is out of its group until shown again)."""
+        window = self.window
+        for slot, ids in self.slots.items():
+            shown = [pid for pid in ids if not self.docks[pid].isHidden()]
+            for pid in shown:
+                dock = self.docks[pid]
+                if dock.isFloating() or window.dockWidgetArea(dock) != AREAS[slot]:
+                    return False
+                group = {other.objectName() for other in window.tabifiedDockWidgets(dock)}
+                if group != {other.value for other in shown if other is not pid}:
+                    return False
+        return True
+
     def reset(self, default_state, version: int) -> None:
-        for dock in self.docks.values():
-            if dock.isFloating():  # setFloating(False) on a docked one still costs ~5 ms (Qt 6.12)
-                dock.setFloating(False)
-        self.window.restoreState(default_state, version)
-        for dock in self.docks.values():
-            dock.show()
+        """The default layout again.  Docks still in their default places are only shown and raised:
+        ``restoreState`` rebuilds every dock area, hides and shows every widget of every panel, and
+        leaves two more tab bars behind each time (Qt 6.12: the old bars stay shown, stacked under
+        the new ones and painted with them), so each Reset cost more than the last (300-350 ms in
+        the 30-minute soak).  The sizes are set again by the window (:meth:`apply_default_sizes`)."""
+        if self.in_default_places():
+            for dock in self.docks.values():  # a closed dock comes back to its place...
+                dock.show()
+            self.window.layout().activate()
+        if not self.in_default_places():  # ... unless it was moved before it was closed
+            for dock in self.docks.values():
+                if dock.isFloating():  # setFloating(False) on a docked one still costs ~5 ms (Qt 6.12)
+                    dock.setFloating(False)
+            bars_before = self._tab_bars()
+            self.window.restoreState(default_state, version)
+            self._hide_replaced_tab_bars(bars_before)
+            for dock in self.docks.values():
+                dock.show()
         for ids in self.slots.values():
             if ids:
                 self.docks[ids[0]].raise_()
+
+    def _tab_bars(self) -> list[QTabBar]:
+        return [bar for bar in self.window.findChildren(QTabBar) if bar.parent() is self.window]
+
+    @staticmethod
+    def _tab_docks(bar: QTabBar) -> list:
+        # each tab by the dock it stands for (Qt keeps the dock's address as the tab's data), not by its title
+        return [bar.tabText(i) if bar.tabData(i) is None else bar.tabData(i) for i in range(bar.count())]
+
+    def _hide_replaced_tab_bars(self, bars_before: list[QTabBar]) -> None:
+        """``restoreState`` makes a new tab bar for each tab group and leaves the old one shown, with
+        the same tabs, under it (Qt 6.12; only the new one is used from then on: the old ones stay
+        hidden through resizes and docks closed and opened again, measured); the bar of a group a
+        moved dock had left keeps its old tabs too.  Hide each old bar with a dock that a new bar now
+        holds (a dock has one tab group); a bar Qt took back into use shares no dock with a new one."""
+        self.window.layout().activate()  # the new bars get their tabs
+        in_new_bars = {dock for bar in self._tab_bars() if bar not in bars_before for dock in self._tab_docks(bar)}
+        for bar in bars_before:
+            if bar.isVisible() and in_new_bars.intersection(self._tab_docks(bar)):
+                bar.hide()
 
     def hide_stale_tab_bars(self) -> None:
         """Qt leaves behind the tab bar it made for a tab group's first two docks when a
@@ -228,12 +275,11 @@ class Docks:
         (a "Leakage diff | Mask" strip across the head grid, measured on Qt 6.12).  A bar
         whose tabs are the first tabs of a longer bar is such a leftover: it is hidden (Qt
         shows each bar it uses whenever it lays the docks out)."""
-        bars = [bar for bar in self.window.findChildren(QTabBar) if bar.parent() is self.window]
-        # each tab by the dock it stands for (Qt keeps the dock's address as the tab's data), not by its
-        # title: the leftover keeps the titles of its time, so in a window opened in Portuguese it said
-        # "Leakage diff | Mask" beside "Vazamento | Máscara | …", was never matched, and showed over the maps
-        tabs = {id(bar): [bar.tabText(i) if bar.tabData(i) is None else bar.tabData(i) for i in range(bar.count())]
-                for bar in bars}
+        bars = self._tab_bars()
+        # each tab by the dock it stands for, not by its title: the leftover keeps the titles of its time,
+        # so in a window opened in Portuguese it said "Leakage diff | Mask" beside "Vazamento | Máscara | …",
+        # was never matched, and showed over the maps
+        tabs = {id(bar): self._tab_docks(bar) for bar in bars}
         for bar in bars:
             mine = tabs[id(bar)]
             if any(len(tabs[id(other)]) > len(mine) and tabs[id(other)][: len(mine)] == mine for other in bars):

@@ -9,22 +9,30 @@ programs need to read "␣" and accents correctly.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 PNG_SCALE = 2
 
 
-def _item_width(item: Any) -> int:
-    rect = item.sceneRect() if hasattr(item, "sceneRect") else item.boundingRect()
-    return max(1, int(rect.width()))
+def _shown_width(exporter: Any) -> int:
+    """The width the exported item or scene is shown at, in device pixels (pyqtgraph's target rect:
+    a scene's view widget, or the item mapped to the screen).
+
+    Never a scene's ``sceneRect()``: with no rect set, a ``QGraphicsScene`` keeps growing it to hold
+    everything its items ever covered and never shrinks it, while pyqtgraph renders only what the view
+    shows.  The KV panel's stability view (a scene) grew to 10,961 px after some resizes: a PNG of
+    21,922 px x 3,234 px, 14.7 s of the GUI thread's CPU, then Qt refused to write it (over 256 MB)."""
+    return max(1, int(exporter.getTargetRect().width()))
 
 
 def export_plot(item: Any, path: str | os.PathLike) -> Path:
     """Write ``item`` (pyqtgraph item or scene, or a widget that has ``scene()``) as PNG or SVG by suffix."""
-    import pyqtgraph.exporters as exporters
+    from pyqtgraph import exporters
     from PySide6.QtWidgets import QApplication
 
     path = Path(path)
@@ -37,7 +45,7 @@ def export_plot(item: Any, path: str | os.PathLike) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".png":
         exporter = exporters.ImageExporter(item)
-        exporter.parameters()["width"] = _item_width(item) * PNG_SCALE
+        exporter.parameters()["width"] = _shown_width(exporter) * PNG_SCALE
         exporter.parameters()["antialias"] = True
         exporter.export(str(path))
     else:
@@ -96,8 +104,9 @@ def _svg_with_qt(item: Any, path: Path) -> None:
 
     if hasattr(item, "sceneBoundingRect"):
         scene, source = item.scene(), item.sceneBoundingRect()
-    else:  # a whole GraphicsScene
-        scene, source = item, item.sceneRect()
+    else:  # a whole GraphicsScene: what its view shows (its sceneRect only ever grows: see _shown_width)
+        view = item.views()[0]
+        scene, source = item, view.mapToScene(view.viewport().rect()).boundingRect()
     width, height = max(1, int(source.width())), max(1, int(source.height()))
     generator = QSvgGenerator()
     generator.setFileName(str(path))
@@ -112,23 +121,108 @@ def _svg_with_qt(item: Any, path: Path) -> None:
 
 
 def _cell(value: Any) -> Any:
+    # numpy / torch scalars first: numpy's float64 *is* a float, and its repr is "np.float64(0.5)"
+    if hasattr(value, "item") and callable(value.item):
+        return _cell(value.item())
     if isinstance(value, float):
         if math.isnan(value):
             return ""
         return repr(value)  # full precision: an exact 0 stays "0.0", 1e-9 stays 1e-09
-    if hasattr(value, "item") and callable(value.item):  # numpy / torch scalars
-        return _cell(value.item())
     return value
 
 
+class ColumnRows(Sequence):
+    """A table's rows held as its columns (numpy arrays or lists, one per header name), so a large
+    table is written column by column instead of cell by cell (:func:`export_csv`).  It is a
+    sequence of rows all the same, for whoever reads a panel's ``table_for_export()``.
+
+    The head grid's table has heads x tokens x tokens rows: 786,432 rows for a context-long text,
+    5 s of the GUI thread written row by row; the soak's exports of shorter texts stalled 360 ms."""
+
+    def __init__(self, columns: Sequence[Any]):
+        self.columns = list(columns)
+        lengths = {len(column) for column in self.columns}
+        if len(lengths) > 1:
+            raise ValueError(f"columns of different lengths: {sorted(lengths)}")
+        self._length = lengths.pop() if lengths else 0
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if not -self._length <= index < self._length:
+            raise IndexError(index)
+        row = [column[index] for column in self.columns]
+        return [value.item() if hasattr(value, "item") and callable(value.item) else value for value in row]
+
+
+CSV_CHUNK_ROWS = 65_536  # rows formatted at a time: a context-long head grid table is 786,432 rows
+
+
+def _csv_field(text: str) -> str:
+    """``text`` as the csv module writes it in a row (quoted when it holds a comma, a quote or a line
+    break), asked of the module itself so the fast path writes exactly what it would."""
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow(["", text])  # a second field: a lone empty field is written as ""
+    return buffer.getvalue()[1:-2]
+
+
+def _column_texts(column: Any, quoted: dict[str, str]) -> list[str]:
+    """Each cell of ``column`` as the csv module writes ``_cell(value)`` (floats by ``repr``, NaN as an
+    empty field, integers by ``str``, strings quoted when needed: ``quoted`` caches each string's)."""
+    import numpy as np
+
+    if isinstance(column, np.ndarray) and column.dtype.kind == "f":
+        values = column.astype(np.float64, copy=False)
+        if np.isnan(values).any():
+            return ["" if math.isnan(v) else repr(v) for v in values.tolist()]
+        return list(map(repr, values.tolist()))
+    if isinstance(column, np.ndarray) and column.dtype.kind in "iu" and column.size:
+        low, high = int(column.min()), int(column.max())
+        if high - low < len(column):  # indices (layer, head, query, key): each number's text made once
+            numbers = np.array([str(i) for i in range(low, high + 1)], dtype=object)
+            return numbers[column - low].tolist()
+    if isinstance(column, np.ndarray) and column.dtype.kind in "iub":
+        return list(map(str, column.tolist()))
+    values = column.tolist() if isinstance(column, np.ndarray) else list(column)
+    distinct = set(values) if all(type(v) is str for v in values[:1]) else ()
+    if distinct and all(type(v) is str for v in distinct):  # a text column (tokens): quote each text once
+        for text in distinct - quoted.keys():
+            quoted[text] = _csv_field(text)
+        return [quoted[v] for v in values]
+    texts = []
+    for value in values:
+        value = _cell(value)
+        if isinstance(value, str):
+            text = quoted.get(value)
+            if text is None:
+                text = quoted[value] = _csv_field(value)
+        elif isinstance(value, float):
+            text = repr(value)
+        else:
+            text = "" if value is None else str(value)
+        texts.append(text)
+    return texts
+
+
 def export_csv(path: str | os.PathLike, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+    """Write ``header`` and ``rows`` as CSV (UTF-8 with a BOM).  Rows held as columns
+    (:class:`ColumnRows`) are formatted a column at a time; the bytes are the same as row by row."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8-sig") as handle:
         writer = csv.writer(handle)
         writer.writerow(list(header))
-        for row in rows:
-            writer.writerow([_cell(v) for v in row])
+        if isinstance(rows, ColumnRows):
+            quoted: dict[str, str] = {}
+            for start in range(0, len(rows), CSV_CHUNK_ROWS):
+                texts = [_column_texts(column[start:start + CSV_CHUNK_ROWS], quoted) for column in rows.columns]
+                handle.write("".join(f"{line}\r\n" for line in map(",".join, zip(*texts))))
+        else:
+            for row in rows:
+                writer.writerow([_cell(v) for v in row])
     return path
 
 

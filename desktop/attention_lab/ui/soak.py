@@ -27,8 +27,10 @@ after the warm-up (the first ``--warmup-min`` minutes: caches, fonts and lazily 
 panels fill up then).
 
 To find where memory goes, ``--actions`` draws from some actions only (``-a,b``: all but
-those) and ``--log`` writes every action with its arguments and the resident size after it,
-one JSON line each (the growth per action kind is a sum over the log).
+those) and ``--log`` writes every action with its arguments, the resident size after it, its longest
+stall with the GUI thread's CPU time in it and, over ``TRACE_MS``, its handler and hot spot, one
+JSON line each (the growth or the stalls per action kind or handler are a sum over the log).
+The summary counts the over-goal actions per hot spot and per action (the top few).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ SLOWEST_KEPT = 15
 STARTUPS_KEPT = 15
 TRACE_MS = 50.0  # stalls longer than this are put down to their handler
 STALL_GOAL_MS = 100.0  # issue 18: no stall of a running window over this
+HOT_SPOTS_KEPT = 8  # the summary's count of over-goal actions per hot spot / per action: the top few
+NOT_TRACED = "not traced"  # an over-goal stall the tracer did not sample (shorter than its step)
 
 
 def resident_mb() -> float:
@@ -124,9 +128,13 @@ class StallLedger:
         self.startup_count = 0
         self.sample_running_ms = 0.0  # since the last sample
         self.sample_startup_ms = 0.0
+        # the running window's over-goal actions counted by where the time went, and by action
+        self.over_goal_hot_spots: Counter[str] = Counter()
+        self.over_goal_actions: Counter[str] = Counter()
 
-    def add(self, ms: float, action: str, arguments: dict, *, startup: bool, stall=None) -> None:
-        """File one action's longest stall (``ms``); ``stall``: its trace (a ``stall_trace.Stall``), if any."""
+    def add(self, ms: float, action: str, arguments: dict, *, startup: bool, stall=None) -> dict:
+        """File one action's longest stall (``ms``); ``stall``: its trace (a ``stall_trace.Stall``), if any.
+        Returns the entry filed (what ``--log`` writes of the stall)."""
         entry = {"stall_ms": round(ms, 1), "action": action, "arguments": arguments}
         if stall is not None:
             entry.update(cpu_ms=stall.cpu_ms, off_cpu=stall.off_cpu, handler=stall.handler, hot_spot=stall.hot_spot)
@@ -134,16 +142,40 @@ class StallLedger:
             self.startup_count += 1
             self.sample_startup_ms = max(self.sample_startup_ms, ms)
             self.startups = sorted(self.startups + [entry], key=lambda e: -e["stall_ms"])[:STARTUPS_KEPT]
-            return
+            return entry
         self.sample_running_ms = max(self.sample_running_ms, ms)
-        self.running_over_goal += ms > STALL_GOAL_MS
+        if ms > STALL_GOAL_MS:
+            self.running_over_goal += 1
+            self.over_goal_hot_spots[entry.get("hot_spot") or NOT_TRACED] += 1
+            self.over_goal_actions[action] += 1
         self.slowest = sorted(self.slowest + [entry], key=lambda e: -e["stall_ms"])[:SLOWEST_KEPT]
+        return entry
+
+    def over_goal_breakdown(self) -> dict:
+        """The over-goal actions of the running window counted per hot spot and per action, the
+        most frequent first (the top ``HOT_SPOTS_KEPT`` of each): what to fix first."""
+        return {"over_goal_by_hot_spot": dict(self.over_goal_hot_spots.most_common(HOT_SPOTS_KEPT)),
+                "over_goal_by_action": dict(self.over_goal_actions.most_common(HOT_SPOTS_KEPT))}
 
     def take_sample(self) -> dict:
         """This sample's longest stalls (ms): the running window's, and start-up's; then zero."""
         sample = {"max_stall_ms": round(self.sample_running_ms, 1), "max_startup_stall_ms": round(self.sample_startup_ms, 1)}
         self.sample_running_ms = self.sample_startup_ms = 0.0
         return sample
+
+
+def log_line(step: int, t_s: float, filed: dict, beat_cpu_ms: float, *, startup: bool) -> dict:
+    """One ``--log`` line: the action (``filed``: the ledger's entry, with its arguments), the resident
+    size after it, its longest stall and the GUI thread's CPU time in it, and, when the stall was over
+    ``TRACE_MS``, the handler and hot spot it is put down to (the over-goal actions summed by action and
+    handler are a sum over the log).  ``cpu_ms`` is the trace's when traced, else the heartbeat's
+    (``beat_cpu_ms``: the most CPU time the thread used between two beats)."""
+    line = {"step": step, "t_s": round(t_s, 2), "action": filed["action"], "arguments": filed["arguments"],
+            "rss_mb": round(resident_mb(), 1), "stall_ms": filed["stall_ms"],
+            "cpu_ms": filed.get("cpu_ms", round(beat_cpu_ms, 1)), "startup": startup}
+    if "handler" in filed:
+        line.update(handler=filed["handler"], hot_spot=filed["hot_spot"], off_cpu=filed["off_cpu"])
+    return line
 
 
 def chosen_actions(spec: str, actions: dict) -> list[str]:
@@ -212,7 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--actions", default="", help="comma-separated learner actions to draw from (default: all); "
                         "a leading '-' leaves the listed ones out instead (to bisect memory growth by action)")
     parser.add_argument("--log", default="", help="file to write every action to, one JSON line each "
-                        "(step, seconds, action, arguments, resident MB after it): replay or bisect a run from it")
+                        "(step, seconds, action, arguments, resident MB after it, longest stall ms, its GUI-thread CPU ms and, "
+                        "over the trace threshold, its handler and hot spot): replay or bisect a run from it")
     args = parser.parse_args(argv)
     if not os.environ.get("QT_QPA_PLATFORM") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -282,8 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 problems.append(f"{action}{arguments}: {exc}")
             traced = tracer.take()
             # a new window (quit and start again) is start-up: the bench's start-up row, not a stall
-            ledger.add(beat.max_gap * 1000, action, arguments, startup=driver.window is not window_before,
-                       stall=traced[0] if traced else None)
+            filed = ledger.add(beat.max_gap * 1000, action, arguments, startup=driver.window is not window_before,
+                               stall=traced[0] if traced else None)
             found = trap.take()
             faults += len(found)
             found += window_problems(driver)
@@ -293,9 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     problems.append(f"step {sum(done.values()) + 1} {action}{arguments}: " + " | ".join(found))
             done[action] += 1
             if log is not None:
-                log.write(json.dumps({"step": sum(done.values()), "t_s": round(time.monotonic() - started, 2),
-                                      "action": action, "arguments": arguments,
-                                      "rss_mb": round(resident_mb(), 1)}, ensure_ascii=False) + "\n")
+                log.write(json.dumps(log_line(sum(done.values()), time.monotonic() - started, filed,
+                                              beat.max_gap_cpu * 1000, startup=driver.window is not window_before),
+                                     ensure_ascii=False) + "\n")
             if len(driver.intent.log) > 200:
                 del driver.intent.log[:100]
             now = time.monotonic()
@@ -316,7 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary.update(
         minutes=args.minutes, seed=args.seed, model=args.model, steps=sum(done.values()),
         exceptions_and_qt_warnings=faults, steps_with_problems=problem_steps, workers_stopped=stopped,
-        stalls_over_goal=ledger.running_over_goal, stall_goal_ms=STALL_GOAL_MS, startups=ledger.startup_count,
+        stalls_over_goal=ledger.running_over_goal, stall_goal_ms=STALL_GOAL_MS, **ledger.over_goal_breakdown(),
+        startups=ledger.startup_count,
         load_average=_load_average(), actions_drawn=names,
     )
     report = {"summary": summary, "actions": dict(sorted(done.items())), "problems": problems,

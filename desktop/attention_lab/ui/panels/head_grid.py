@@ -31,20 +31,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core import roles as chapter_roles
+from attention_lab.core.pooling import pool_factor, pooled_for
+from attention_lab.ui.export import ColumnRows
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.number_format import fixed
-from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.budget_view import BudgetView
-from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.mask_overlay import masked_overlay
 from attention_lab.ui.panels.heatmap_kit import (
-    configure_map_plot,
     HeatImage,
     colormap,
+    configure_map_plot,
     fit_token_ticks,
     overlay_item,
 )
+from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.panels.mask_overlay import masked_overlay
 from attention_lab.ui.panels.mosaic import (
     MosaicGeometry,
     MosaicImage,
@@ -55,11 +57,19 @@ from attention_lab.ui.panels.mosaic import (
     tile_ticks,
     title_items,
 )
-from attention_lab.ui.panels.panel_kit import CellLabels, SteadyLayoutWidget, explanation_label, roles_text
-from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
-from attention_lab.core import roles as chapter_roles
-from attention_lab.core.pooling import pool_factor, pooled_for
-
+from attention_lab.ui.panels.panel_kit import (
+    CellLabels,
+    SteadyLayoutWidget,
+    explanation_label,
+    roles_text,
+)
+from attention_lab.ui.panels.plot_setters import (
+    set_axis_label,
+    set_ticks,
+    set_title,
+    set_view_range,
+)
+from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- registers the texts
 
 METRICS = ("mean_distance", "entropy", "sink_mass", "previous_token", "current_token")
 CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many tokens
@@ -340,17 +350,18 @@ class HeadGridPanel(Panel):
             rows = [[s.layer, s.head, *[float(getattr(s, m)) for m in METRICS], " ".join(self._chapter_roles(s))]
                     for s in state.overview]
             return header, rows
-        heads = [self.head] if self.tabs.currentIndex() == 1 else range(state.attention_causal.shape[0])
-        causal = state.attention_causal.numpy()
-        bidi = state.attention_bidirectional.numpy()
+        heads = np.array([self.head] if self.tabs.currentIndex() == 1 else range(state.attention_causal.shape[0]))
         header = ["layer", "head", "query", "query_token", "key", "key_token", "weight_causal", "weight_bidirectional"]
-        rows = []
+        # one row per (head, query, key), keys fastest: built as columns (heads x n x n rows; see ColumnRows)
         n = state.n_tokens
-        for h in heads:
-            for q in range(n):
-                for k in range(n):
-                    rows.append([state.layer, h, q, state.tokens[q], k, state.tokens[k], float(causal[h, q, k]), float(bidi[h, q, k])])
-        return header, rows
+        per_head = n * n
+        query = np.tile(np.repeat(np.arange(n), n), len(heads))
+        key = np.tile(np.arange(n), len(heads) * n)
+        tokens = np.array(state.tokens, dtype=object)
+        columns = [np.full(len(heads) * per_head, state.layer), np.repeat(heads, per_head), query, tokens[query], key,
+                   tokens[key], state.attention_causal.numpy()[heads].reshape(-1),
+                   state.attention_bidirectional.numpy()[heads].reshape(-1)]
+        return header, ColumnRows(columns)
 
     # ------------------------------------------------------------------ rendering
     def _current_attention(self) -> np.ndarray:

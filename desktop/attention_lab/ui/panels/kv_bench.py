@@ -891,5 +891,5 @@ class KVBenchPanel(Panel):
 
     def plot_for_export(self):
         if self._stability_built and self.tabs.currentWidget() is self.stability_tab and self.stability() is not None:
-            return self.stab_view.scene()
+            return self.stab_view.ci  # the whole layout (both maps and the colour bar), not the part in view
         return self.plot.getPlotItem() if self._result is not None or self._running else None
