@@ -10,6 +10,7 @@ pytest.importorskip("pyqtgraph")
 from attention_lab.ui.panels.mosaic import (
     MosaicGeometry,
     compose,
+    mosaic_aspect,
     mosaic_overlay,
     square_view_range,
     tile_overlay,
@@ -118,6 +119,45 @@ def test_the_tile_size_told_to_the_worker_does_not_depend_on_the_number_of_token
         assert small.pixels * square_view_range(small, *box)[1] != pytest.approx(side, rel=1e-3)  # what was told before
     assert tile_side_px(4, 600.0, 600.0) > tile_side_px(12, 600.0, 600.0)  # fewer heads, bigger tiles
     assert tile_side_px(12, 0.0, 600.0) == 0.0
+
+
+def test_the_mosaics_aspect_is_its_view_ranges_for_any_number_of_heads():
+    """The height the grid asks for follows the whole mosaic (titles' room included), counted
+    without one text's rounding: a 1000-token mosaic's view range has that aspect."""
+    for heads in (1, 4, 12, 16, 25):
+        big = MosaicGeometry(heads=heads, cells=1000, pixels=1000, pool=1)
+        (x0, x1), (y0, y1) = big.view_range()
+        assert mosaic_aspect(heads) == pytest.approx((y1 - y0) / (x1 - x0), rel=2e-3)
+    assert mosaic_aspect(12) != mosaic_aspect(16)
+
+
+def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
+    """Issue 19: the grid's size hint depends on its width and number of heads only.  It followed
+    one text's rounded gaps, so a long text after a short one moved it ~4 %: the dock laid the
+    panel out again and the maps were painted twice, once in the turn of the next panel."""
+    from attention_lab.ui.panels import head_grid
+    from state_factory import build_state, load
+
+    model = load(tiny_checkpoint)
+    panel = head_grid.HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(640, 560)
+    panel.show()
+    short_state = build_state(model, "The big dog bit the mailman yesterday.")
+    panel.show_state(short_state)
+    qtbot.wait(200)
+    panel.show_state(short_state)  # the hint told once more now that the axes around the maps have their sizes
+    qtbot.wait(100)
+    short_hint = panel.grid_view.sizeHint()
+    hinted = []
+    original = panel.grid_view.updateGeometry
+    panel.grid_view.updateGeometry = lambda: (hinted.append(True), original())
+    long_state = build_state(model, "the dog bit the man and the man bit the dog " * 6)
+    assert long_state.n_tokens > 40
+    panel.show_state(long_state)
+    qtbot.wait(200)
+    assert panel.grid_view.sizeHint() == short_hint
+    assert hinted == []
 
 
 def test_a_longer_text_tells_the_same_tile_size_and_uses_the_workers_pooling(qtbot, tiny_checkpoint, monkeypatch):

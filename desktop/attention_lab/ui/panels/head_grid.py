@@ -49,6 +49,7 @@ from attention_lab.ui.panels.mosaic import (
     MosaicGeometry,
     MosaicImage,
     compose,
+    mosaic_aspect,
     mosaic_overlay,
     square_view_range,
     tile_side_px,
@@ -447,15 +448,16 @@ class HeadGridPanel(Panel):
     def _grid_height_for_width(self, width: int) -> int | None:
         """The grid view's height at which its maps, square, fill ``width`` (the view's width):
         what it asks of the dock.  The axes, titles and colour bar around the maps take what they
-        take now (their sizes do not follow the view's height).  None before the first mosaic."""
+        take now (their sizes do not follow the view's height).  None before the first mosaic.
+        It depends on the number of heads, not of tokens (:func:`mosaic_aspect`): a new text
+        changes no layout."""
         geometry = self.mosaic.geometry
         box = self.grid_plot.getViewBox().size()
         if geometry is None or box.width() <= 0 or box.height() <= 0:
             return None
-        (x0, x1), (y0, y1) = geometry.view_range()
         around_w = self.grid_view.width() - box.width()
         around_h = self.grid_view.height() - box.height()
-        return math.ceil(around_h + (width - around_w) * (y1 - y0) / (x1 - x0))
+        return math.ceil(around_h + (width - around_w) * mosaic_aspect(geometry.heads))
 
     def _grid_view_resized(self, *_args) -> None:
         self._fit_grid_view()
