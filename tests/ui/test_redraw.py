@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from attention_lab.ui.panels.leakage import LeakagePanel
 from attention_lab.ui.panels.plot_setters import nice_ceiling
@@ -63,6 +64,34 @@ def test_each_step_of_each_panel_in_sight_gets_its_own_turn(qtbot):
     turns = [t for *_rest, t in log]
     assert turns[0] < turns[1] < turns[2]  # the event loop ran between any two steps
     assert redraw.stale == {"c"}
+
+
+def test_the_next_step_waits_for_the_previous_ones_paint_and_the_timers_due_by_then(qtbot):
+    """A step's paint runs after it in the pass over posted events; the next step must not be
+    due before a timer that was already waiting (the perf probe's heartbeat, a learner's input):
+    otherwise two panels' drawing and painting share one turn (issue 19)."""
+    log = []
+    beats = {"n": 0}
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(5)
+    heartbeat.timeout.connect(lambda: beats.__setitem__("n", beats["n"] + 1))
+
+    class PaintingPanel(StepPanel):
+        def redraw_steps(self, state) -> list:
+            def paint() -> None:  # what Qt does after a step: the scene's repaint, posted
+                time.sleep(0.02)
+                log.append(("painted", beats["n"]))
+            return [lambda: QTimer.singleShot(0, paint), lambda: log.append(("second step", beats["n"]))]
+
+    redraw, done, _ticker = scheduler([PaintingPanel("a", 2, log, TURN)])
+    heartbeat.start()  # due in 5 ms: during the paint
+    redraw.show("s")
+    qtbot.waitUntil(lambda: done == ["s"], timeout=2000)
+    heartbeat.stop()
+    (painted, beats_painted), (second, beats_second) = log
+    assert (painted, second) == ("painted", "second step")
+    assert beats_second > beats_painted  # the heartbeat, due during the paint, ran before the next step
 
 
 def test_a_newer_state_stops_the_older_rounds_steps(qtbot):
