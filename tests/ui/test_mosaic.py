@@ -160,6 +160,37 @@ def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
     assert hinted == []
 
 
+def test_a_new_text_paints_the_grid_once(qtbot, tiny_checkpoint):
+    """Issue 19: the view's and the titles' transforms followed a new view range inside the paint
+    (pyqtgraph's ``sigPrepareForPaint``), which made the scene dirty again: every new text painted
+    the grid twice, the second time in the turn that drew the next panel."""
+    from attention_lab.ui.panels import head_grid
+    from PySide6.QtCore import QEvent, QObject
+    from state_factory import build_state, load
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
+            self.count += event.type() == QEvent.Type.Paint
+            return False
+
+    model = load(tiny_checkpoint)
+    panel = head_grid.HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(640, 560)
+    panel.show()
+    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
+    qtbot.wait(300)
+    paints = Paints()
+    panel.grid_view.viewport().installEventFilter(paints)
+    for text in ("the dog bit the man and the man bit the dog " * 6, "a cat sat " * 3):
+        paints.count = 0
+        panel.show_state(build_state(model, text))
+        qtbot.wait(300)
+        assert paints.count == 1, f"{paints.count} paints for one new text"
+
+
 def test_a_longer_text_tells_the_same_tile_size_and_uses_the_workers_pooling(qtbot, tiny_checkpoint, monkeypatch):
     """The head grid tells the same pixels for a short and a long text in the same box, so the long
     text's preview (pooled on the worker to the told size) is what the grid draws: no pooling of the

@@ -57,7 +57,13 @@ from attention_lab.ui.panels.mosaic import (
     title_items,
 )
 from attention_lab.ui.panels.panel_kit import CellLabels, SteadyLayoutWidget, explanation_label, roles_text
-from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range
+from attention_lab.ui.panels.plot_setters import (
+    set_axis_label,
+    set_ticks,
+    set_title,
+    set_view_range,
+    settle_transforms,
+)
 from attention_lab.core import roles as chapter_roles
 from attention_lab.core.pooling import pool_factor, pooled_for
 
@@ -436,6 +442,7 @@ class HeadGridPanel(Panel):
         size = self.grid_plot.getViewBox().size()
         view_range, pixels_per_cell = square_view_range(geometry, size.width(), size.height())
         set_view_range(self.grid_plot, *view_range)
+        settle_transforms(self.grid_plot.getViewBox(), self._titles)
         rows, cols = geometry.shape
         tokens = self.state.tokens
         metrics = QFontMetrics(_mosaic_tick_font())
