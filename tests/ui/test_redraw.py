@@ -139,3 +139,36 @@ def test_nice_ceiling_is_the_next_1_2_5_step_above_the_smallest():
     assert [nice_ceiling(v) for v in (0.0, 0.7, 1.3, 480.0)] == [0.001, 1.0, 2.0, 500.0]
     assert nice_ceiling(0.0, smallest=1e-6) == 1e-6
     assert nice_ceiling(3e-5, smallest=1e-6) == 5e-5
+
+
+def test_leakage_paints_each_view_once_for_a_new_text(qtbot, tiny_checkpoint):
+    """Issue 19: a new text's view ranges reached the view boxes' transforms inside the paint
+    (pyqtgraph's ``sigPrepareForPaint``), which made the scenes dirty again: the bars and the
+    layer maps were each painted twice, the second time in the next panel's turn."""
+    from PySide6.QtCore import QEvent, QObject
+    from state_factory import build_state, load
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
+            self.count += event.type() == QEvent.Type.Paint
+            return False
+
+    model = load(tiny_checkpoint)
+    panel = LeakagePanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
+    qtbot.wait(300)
+    bars, layers = Paints(), Paints()
+    panel.bar_plot.viewport().installEventFilter(bars)
+    panel.layers_view.viewport().installEventFilter(layers)
+    for text in ("the dog bit the man and the man bit the dog " * 6, "a cat sat " * 3):
+        bars.count = layers.count = 0
+        for step in panel.redraw_steps(build_state(model, text)):
+            step()
+            qtbot.wait(100)
+        qtbot.wait(200)
+        assert (bars.count, layers.count) == (1, 1)
