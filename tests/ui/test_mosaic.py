@@ -10,6 +10,7 @@ pytest.importorskip("pyqtgraph")
 from attention_lab.ui.panels.mosaic import (
     MosaicGeometry,
     compose,
+    mosaic_aspect,
     mosaic_overlay,
     square_view_range,
     tile_overlay,
@@ -118,6 +119,118 @@ def test_the_tile_size_told_to_the_worker_does_not_depend_on_the_number_of_token
         assert small.pixels * square_view_range(small, *box)[1] != pytest.approx(side, rel=1e-3)  # what was told before
     assert tile_side_px(4, 600.0, 600.0) > tile_side_px(12, 600.0, 600.0)  # fewer heads, bigger tiles
     assert tile_side_px(12, 0.0, 600.0) == 0.0
+
+
+def test_the_mosaics_aspect_is_its_view_ranges_for_any_number_of_heads():
+    """The height the grid asks for follows the whole mosaic (titles' room included), counted
+    without one text's rounding: a 1000-token mosaic's view range has that aspect."""
+    for heads in (1, 4, 12, 16, 25):
+        big = MosaicGeometry(heads=heads, cells=1000, pixels=1000, pool=1)
+        (x0, x1), (y0, y1) = big.view_range()
+        assert mosaic_aspect(heads) == pytest.approx((y1 - y0) / (x1 - x0), rel=2e-3)
+    assert mosaic_aspect(12) != mosaic_aspect(16)
+
+
+def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
+    """Issue 19: the grid's size hint depends on its width and number of heads only.  It followed
+    one text's rounded gaps, so a long text after a short one moved it ~4 %: the dock laid the
+    panel out again and the maps were painted twice, once in the turn of the next panel.  And
+    the hint is told when the maps' box is laid out (the first edit after start-up told it)."""
+    from attention_lab.ui.panels import head_grid
+    from state_factory import build_state, load
+
+    model = load(tiny_checkpoint)
+    panel = head_grid.HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(640, 560)
+    panel.show()
+    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
+    qtbot.wait(200)  # laid out: the hint follows the maps' box when it gets its size, not at the next text
+    short_hint = panel.grid_view.sizeHint()
+    hinted = []
+    original = panel.grid_view.updateGeometry
+    panel.grid_view.updateGeometry = lambda: (hinted.append(True), original())
+    long_state = build_state(model, "the dog bit the man and the man bit the dog " * 6)
+    assert long_state.n_tokens > 40
+    panel.show_state(long_state)
+    qtbot.wait(200)
+    assert panel.grid_view.sizeHint() == short_hint
+    assert hinted == []
+
+
+def test_a_new_text_paints_the_grid_once(qtbot, tiny_checkpoint):
+    """Issue 19: the view's and the titles' transforms followed a new view range inside the paint
+    (pyqtgraph's ``sigPrepareForPaint``), which made the scene dirty again: every new text painted
+    the grid twice, the second time in the turn that drew the next panel."""
+    from attention_lab.ui.panels import head_grid
+    from PySide6.QtCore import QEvent, QObject
+    from state_factory import build_state, load
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
+            self.count += event.type() == QEvent.Type.Paint
+            return False
+
+    model = load(tiny_checkpoint)
+    panel = head_grid.HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(640, 560)
+    panel.show()
+    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
+    qtbot.wait(300)
+    paints = Paints()
+    panel.grid_view.viewport().installEventFilter(paints)
+    for text in ("the dog bit the man and the man bit the dog " * 6, "a cat sat " * 3):
+        paints.count = 0
+        panel.show_state(build_state(model, text))
+        qtbot.wait(300)
+        assert paints.count == 1, f"{paints.count} paints for one new text"
+
+
+def test_the_grid_draws_its_maps_and_their_token_labels_in_two_steps(qtbot, tiny_checkpoint):
+    """Issue 19: the maps in one turn, the axes' token labels (half the grid's repaint for a long
+    text) in the next.  Between the two, labels placed for another shape of mosaic are off (none
+    on the wrong cell); a same-length text keeps its labels' places.  After both steps the grid
+    shows what one ``show_state`` shows."""
+    from attention_lab.ui.panels import head_grid
+    from state_factory import build_state, load
+
+    model = load(tiny_checkpoint)
+    panel = head_grid.HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(640, 560)
+    panel.show()
+    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
+    qtbot.wait(200)
+    axes = [panel.grid_plot.getAxis(side) for side in ("left", "bottom")]
+
+    def ticks() -> list:
+        return [axis._tickLevels for axis in axes]
+
+    short_ticks = ticks()
+    assert all(levels and levels[0] for levels in short_ticks)
+    long_state = build_state(model, "a cat sat on the mat " * 5)
+    first, second = panel.redraw_steps(long_state)
+    first()
+    assert panel.mosaic.geometry.cells == long_state.n_tokens  # the new maps are drawn
+    assert all(not levels[0] for levels in ticks())  # the short text's labels are off
+    second()
+    two_steps = ticks()
+    panel.show_state(long_state)
+    assert two_steps == ticks() and two_steps != short_ticks
+    same_length = build_state(model, "a dog ran in the rug " * 5)
+    assert same_length.n_tokens == long_state.n_tokens
+    first, second = panel.redraw_steps(same_length)
+    first()
+    assert ticks() == two_steps  # in place until the next turn
+    second()
+    after_edit = ticks()
+    panel.show_state(same_length)
+    assert after_edit == ticks() != two_steps
+    panel.tabs.setCurrentIndex(2)  # another tab in front: one step, as before
+    assert len(panel.redraw_steps(same_length)) == 1
 
 
 def test_a_longer_text_tells_the_same_tile_size_and_uses_the_workers_pooling(qtbot, tiny_checkpoint, monkeypatch):

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from attention_lab.ui.panels.leakage import LeakagePanel
 from attention_lab.ui.panels.plot_setters import nice_ceiling
@@ -65,6 +66,34 @@ def test_each_step_of_each_panel_in_sight_gets_its_own_turn(qtbot):
     assert redraw.stale == {"c"}
 
 
+def test_the_next_step_waits_for_the_previous_ones_paint_and_the_timers_due_by_then(qtbot):
+    """A step's paint runs after it in the pass over posted events; the next step must not be
+    due before a timer that was already waiting (the perf probe's heartbeat, a learner's input):
+    otherwise two panels' drawing and painting share one turn (issue 19)."""
+    log = []
+    beats = {"n": 0}
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(5)
+    heartbeat.timeout.connect(lambda: beats.__setitem__("n", beats["n"] + 1))
+
+    class PaintingPanel(StepPanel):
+        def redraw_steps(self, state) -> list:
+            def paint() -> None:  # what Qt does after a step: the scene's repaint, posted
+                time.sleep(0.02)
+                log.append(("painted", beats["n"]))
+            return [lambda: QTimer.singleShot(0, paint), lambda: log.append(("second step", beats["n"]))]
+
+    redraw, done, _ticker = scheduler([PaintingPanel("a", 2, log, TURN)])
+    heartbeat.start()  # due in 5 ms: during the paint
+    redraw.show("s")
+    qtbot.waitUntil(lambda: done == ["s"], timeout=2000)
+    heartbeat.stop()
+    (painted, beats_painted), (second, beats_second) = log
+    assert (painted, second) == ("painted", "second step")
+    assert beats_second > beats_painted  # the heartbeat, due during the paint, ran before the next step
+
+
 def test_a_newer_state_stops_the_older_rounds_steps(qtbot):
     log = []
     redraw, done, _ticker = scheduler([StepPanel("a", 3, log, TURN)])
@@ -110,3 +139,36 @@ def test_nice_ceiling_is_the_next_1_2_5_step_above_the_smallest():
     assert [nice_ceiling(v) for v in (0.0, 0.7, 1.3, 480.0)] == [0.001, 1.0, 2.0, 500.0]
     assert nice_ceiling(0.0, smallest=1e-6) == 1e-6
     assert nice_ceiling(3e-5, smallest=1e-6) == 5e-5
+
+
+def test_leakage_paints_each_view_once_for_a_new_text(qtbot, tiny_checkpoint):
+    """Issue 19: a new text's view ranges reached the view boxes' transforms inside the paint
+    (pyqtgraph's ``sigPrepareForPaint``), which made the scenes dirty again: the bars and the
+    layer maps were each painted twice, the second time in the next panel's turn."""
+    from PySide6.QtCore import QEvent, QObject
+    from state_factory import build_state, load
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
+            self.count += event.type() == QEvent.Type.Paint
+            return False
+
+    model = load(tiny_checkpoint)
+    panel = LeakagePanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
+    qtbot.wait(300)
+    bars, layers = Paints(), Paints()
+    panel.bar_plot.viewport().installEventFilter(bars)
+    panel.layers_view.viewport().installEventFilter(layers)
+    for text in ("the dog bit the man and the man bit the dog " * 6, "a cat sat " * 3):
+        bars.count = layers.count = 0
+        for step in panel.redraw_steps(build_state(model, text)):
+            step()
+            qtbot.wait(100)
+        qtbot.wait(200)
+        assert (bars.count, layers.count) == (1, 1)

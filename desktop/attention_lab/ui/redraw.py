@@ -133,13 +133,25 @@ class RedrawScheduler(QObject):
         for pid in list(self.stale | self.untranslated):
             self.catch_up(pid)
 
+    def _after_posted_work(self, then: Callable[[], None]) -> None:
+        """Call ``then`` in a turn of its own after what the last step posted has run.
+
+        A step's drawing is painted later, in the same pass over posted events (the scene's
+        queued update, then the window's paint): a timer started at the step's end fell due
+        during that paint, before the timers that were waiting already (input, animations, the
+        perf probe's heartbeat), and the next panel was drawn and painted in the same turn as
+        the previous one's paint (the long text's longest stall: leakage drawn straight after
+        the head grid's 15 ms repaint; issue 19).  Posted behind that work, the timer starts
+        after it, so everything due by then goes first."""
+        QTimer.singleShot(0, self, lambda: QTimer.singleShot(1, self, then))
+
     def _next(self, state, queue: list) -> None:
         if self.showing is not state or self.stopped:
             return  # superseded (or closing): the newer state's round shows every panel
         if queue:
             self.run_step(*queue.pop(0))
         if queue:
-            QTimer.singleShot(1, self, lambda: self._next(state, queue))
+            self._after_posted_work(lambda: self._next(state, queue))
             return
         self.last_state = state
         model = getattr(state, "model", None)  # (a test's stand-in state has none)

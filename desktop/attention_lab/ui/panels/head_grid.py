@@ -51,6 +51,7 @@ from attention_lab.ui.panels.mosaic import (
     MosaicGeometry,
     MosaicImage,
     compose,
+    mosaic_aspect,
     mosaic_overlay,
     square_view_range,
     tile_side_px,
@@ -68,6 +69,7 @@ from attention_lab.ui.panels.plot_setters import (
     set_ticks,
     set_title,
     set_view_range,
+    settle_transforms,
 )
 from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- registers the texts
 
@@ -126,6 +128,8 @@ class HeadGridPanel(Panel):
         self._resize_timer.setInterval(150)
         self._resize_timer.timeout.connect(self._grid_resized)
         self._rendered = False
+        self._labels_later = False  # the grid's token labels left for the next redraw step
+        self._labelled = None  # the mosaic geometry the grid's token labels were placed for
         self.hover_text = ""
         self._head_values: dict[int, list] = {}  # each enlarged map's cell values, shown when they fit
 
@@ -309,6 +313,25 @@ class HeadGridPanel(Panel):
         self._retitle()
         self._render_all()
 
+    def redraw_steps(self, state) -> list:
+        """The grid's maps in one turn of the event loop, their token labels in the next.
+
+        A new text's labels (the axes' text laid out again: ~80 labels for 250 tokens, half the
+        grid's repaint) and its maps (the mosaic composed, coloured and drawn) painted in one turn
+        were the long text's longest stall (issue 19).  Labels placed for another shape of mosaic
+        are taken off in the first turn, none left on the wrong cell; an edit's stay where they are
+        (the edited token's label follows one turn later)."""
+        if self.tabs.currentIndex() != 0:
+            return [lambda: self.show_state(state)]
+        return [lambda: self._show_maps(state), self._label_grid]
+
+    def _show_maps(self, state) -> None:
+        self._labels_later = True
+        try:
+            self.show_state(state)
+        finally:
+            self._labels_later = False
+
     def _label_mask_button(self) -> None:
         """"With the mask" names the mask designer's mask when it is not GPT-2's (issue 17)."""
         spec = self.state.extras.get("mask_spec", "causal") if self.state is not None else "causal"
@@ -428,24 +451,36 @@ class HeadGridPanel(Panel):
             x, y = geometry.origin(h)
             if (title.pos().x(), title.pos().y()) != (x * pool, y * pool):
                 title.setPos(x * pool, y * pool)
-        self._fit_grid_view()
+        self._fit_grid_view(labels=not self._labels_later)
         self.grid_view.refresh_hint()  # another number of heads, another shape of mosaic
-        set_axis_label(self.grid_plot, "left", tr("head_grid.query_axis"))
-        key_text = tr("head_grid.key_axis")
-        if pool > 1:
-            key_text += " · " + tr("head_grid.pooled", pool=pool)
-        set_axis_label(self.grid_plot, "bottom", key_text)
         self._tell_pixels()
 
-    def _fit_grid_view(self) -> None:
-        """The mosaic's view range, square cells in whatever box the grid has, and the token labels
-        along its left (each row of tiles) and bottom (each column), as many as that leaves room for."""
+    def _fit_grid_view(self, labels: bool = True) -> None:
+        """The mosaic's view range, square cells in whatever box the grid has, and (``labels``)
+        its token labels; without them, labels placed for another shape of mosaic are taken off
+        (they would sit on the wrong cells) until :meth:`_label_grid` runs."""
         geometry = self.mosaic.geometry
         if self.state is None or geometry is None:
             return
         size = self.grid_plot.getViewBox().size()
-        view_range, pixels_per_cell = square_view_range(geometry, size.width(), size.height())
+        view_range, _pixels_per_cell = square_view_range(geometry, size.width(), size.height())
         set_view_range(self.grid_plot, *view_range)
+        settle_transforms(self.grid_plot.getViewBox(), self._titles)
+        if labels:
+            self._label_grid()
+        elif self._labelled != geometry:
+            for side in ("left", "bottom"):
+                set_ticks(self.grid_plot.getAxis(side), [[], []])
+            self._labelled = None
+
+    def _label_grid(self) -> None:
+        """The token labels along the mosaic's left (each row of tiles) and bottom (each column),
+        as many as the box leaves room for, and the axes' names (the pooling in the keys')."""
+        geometry = self.mosaic.geometry
+        if self.state is None or geometry is None:
+            return
+        size = self.grid_plot.getViewBox().size()
+        pixels_per_cell = square_view_range(geometry, size.width(), size.height())[1]
         rows, cols = geometry.shape
         tokens = self.state.tokens
         metrics = QFontMetrics(_mosaic_tick_font())
@@ -454,22 +489,32 @@ class HeadGridPanel(Panel):
                                                             row_px=metrics.ascent(), char_px=metrics.averageCharWidth()))
         set_ticks(self.grid_plot.getAxis("bottom"), tile_ticks(tokens, geometry, cols, pixels_per_cell, False,
                                                               row_px=metrics.ascent(), char_px=metrics.averageCharWidth()))
+        self._labelled = geometry
+        set_axis_label(self.grid_plot, "left", tr("head_grid.query_axis"))
+        key_text = tr("head_grid.key_axis")
+        if geometry.pool > 1:
+            key_text += " · " + tr("head_grid.pooled", pool=geometry.pool)
+        set_axis_label(self.grid_plot, "bottom", key_text)
 
     def _grid_height_for_width(self, width: int) -> int | None:
         """The grid view's height at which its maps, square, fill ``width`` (the view's width):
         what it asks of the dock.  The axes, titles and colour bar around the maps take what they
-        take now (their sizes do not follow the view's height).  None before the first mosaic."""
+        take now (their sizes do not follow the view's height).  None before the first mosaic.
+        It depends on the number of heads, not of tokens (:func:`mosaic_aspect`): a new text
+        changes no layout."""
         geometry = self.mosaic.geometry
         box = self.grid_plot.getViewBox().size()
         if geometry is None or box.width() <= 0 or box.height() <= 0:
             return None
-        (x0, x1), (y0, y1) = geometry.view_range()
         around_w = self.grid_view.width() - box.width()
         around_h = self.grid_view.height() - box.height()
-        return math.ceil(around_h + (width - around_w) * (y1 - y0) / (x1 - x0))
+        return math.ceil(around_h + (width - around_w) * mosaic_aspect(geometry.heads))
 
     def _grid_view_resized(self, *_args) -> None:
         self._fit_grid_view()
+        # the maps' box has its size now: the height they ask for follows it at once, not at the
+        # next analysis (the first edit after start-up relaid the grid out and painted it twice)
+        self.grid_view.refresh_hint()
         self._resize_timer.start()
 
     def head_map(self, head: int) -> np.ndarray:

@@ -30,7 +30,14 @@ from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import HeatImage, configure_map_plot, fit_token_ticks, hatch_overlay, overlay_item
 from attention_lab.ui.panels.panel_kit import UpwardLabels, explanation_label
-from attention_lab.ui.panels.plot_setters import nice_ceiling, plain_axes, set_ticks, set_view_range, show_grid
+from attention_lab.ui.panels.plot_setters import (
+    nice_ceiling,
+    plain_axes,
+    set_ticks,
+    set_view_range,
+    settle_transforms,
+    show_grid,
+)
 
 
 CAUSAL_COLOUR = (31, 119, 180)
@@ -323,6 +330,7 @@ class LeakagePanel(Panel):
                                      height=top)
         fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
         set_view_range(bp, (-0.6, n - 0.4), (0, top))
+        settle_transforms(bp.getViewBox())
         self._render_summary(causal, bidi)
 
     def _render_summary(self, causal: np.ndarray, bidi: np.ndarray) -> None:
@@ -369,6 +377,7 @@ class LeakagePanel(Panel):
             set_ticks(plot.getAxis("left"), [row_ticks, []])
             fit_token_ticks(plot, "bottom", state.tokens)
             set_view_range(plot, (0, n), (0, rows))
+            settle_transforms(plot.getViewBox())
         if self._layer_cells is None or self._layer_cells[0] != rows:
             line = QFontMetrics(self._heat[True][0].getAxis("left").style.get("tickFont") or self.font()).height()
             self.layers_view.setMinimumHeight(rows * line + LAYER_MAPS_CHROME_PX)

@@ -98,3 +98,17 @@ def show_grid(plot, *, x: bool = False, y: bool = False, alpha: float = 0.25) ->
     for side, on in (("bottom", x), ("left", y)):
         if on:
             plot.getAxis(side).setStyle(maxTickLevel=1)
+
+
+def settle_transforms(view: pg.ViewBox, texts=()) -> None:
+    """Apply a new view range to the view's items now rather than when it is painted.
+
+    pyqtgraph updates a view box's transform, and each ``TextItem``'s (which keeps its size on
+    screen), in the scene's ``sigPrepareForPaint``, i.e. inside the paint: changing transforms
+    there makes the scene dirty again, and the view was painted a second time in a later turn
+    (the head grid's titles after a new text; issue 19).  Called after the range changed, the
+    paint finds every transform as it is and paints once."""
+    view.updateMatrix()
+    for text in texts:
+        if text.isVisible():
+            text.updateTransform()
