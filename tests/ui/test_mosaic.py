@@ -131,21 +131,29 @@ def test_the_mosaics_aspect_is_its_view_ranges_for_any_number_of_heads():
     assert mosaic_aspect(12) != mosaic_aspect(16)
 
 
-def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
-    """Issue 19: the grid's size hint depends on its width and number of heads only.  It followed
-    one text's rounded gaps, so a long text after a short one moved it ~4 %: the dock laid the
-    panel out again and the maps were painted twice, once in the turn of the next panel.  And
-    the hint is told when the maps' box is laid out (the first edit after start-up told it)."""
+def _shown_grid(qtbot, model):
+    """A head grid of 640 × 560 showing the seed sentence, laid out."""
     from attention_lab.ui.panels import head_grid
-    from state_factory import build_state, load
+    from state_factory import build_state
 
-    model = load(tiny_checkpoint)
     panel = head_grid.HeadGridPanel()
     qtbot.addWidget(panel)
     panel.resize(640, 560)
     panel.show()
     panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
     qtbot.wait(200)  # laid out: the hint follows the maps' box when it gets its size, not at the next text
+    return panel
+
+
+def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
+    """Issue 19: the grid's size hint depends on its width and number of heads only.  It followed
+    one text's rounded gaps, so a long text after a short one moved it ~4 %: the dock laid the
+    panel out again and the maps were painted twice, once in the turn of the next panel.  And
+    the hint is told when the maps' box is laid out (the first edit after start-up told it)."""
+    from state_factory import build_state, load
+
+    model = load(tiny_checkpoint)
+    panel = _shown_grid(qtbot, model)
     short_hint = panel.grid_view.sizeHint()
     hinted = []
     original = panel.grid_view.updateGeometry
@@ -162,26 +170,13 @@ def test_a_new_text_paints_the_grid_once(qtbot, tiny_checkpoint):
     """Issue 19: the view's and the titles' transforms followed a new view range inside the paint
     (pyqtgraph's ``sigPrepareForPaint``), which made the scene dirty again: every new text painted
     the grid twice, the second time in the turn that drew the next panel."""
-    from attention_lab.ui.panels import head_grid
-    from PySide6.QtCore import QEvent, QObject
+    from paint_counter import PaintCounter
     from state_factory import build_state, load
 
-    class Paints(QObject):
-        count = 0
-
-        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
-            self.count += event.type() == QEvent.Type.Paint
-            return False
-
     model = load(tiny_checkpoint)
-    panel = head_grid.HeadGridPanel()
-    qtbot.addWidget(panel)
-    panel.resize(640, 560)
-    panel.show()
-    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
-    qtbot.wait(300)
-    paints = Paints()
-    panel.grid_view.viewport().installEventFilter(paints)
+    panel = _shown_grid(qtbot, model)
+    qtbot.wait(100)
+    paints = PaintCounter(panel.grid_view.viewport())
     for text in ("the dog bit the man and the man bit the dog " * 6, "a cat sat " * 3):
         paints.count = 0
         panel.show_state(build_state(model, text))
@@ -194,16 +189,10 @@ def test_the_grid_draws_its_maps_and_their_token_labels_in_two_steps(qtbot, tiny
     text) in the next.  Between the two, labels placed for another shape of mosaic are off (none
     on the wrong cell); a same-length text keeps its labels' places.  After both steps the grid
     shows what one ``show_state`` shows."""
-    from attention_lab.ui.panels import head_grid
     from state_factory import build_state, load
 
     model = load(tiny_checkpoint)
-    panel = head_grid.HeadGridPanel()
-    qtbot.addWidget(panel)
-    panel.resize(640, 560)
-    panel.show()
-    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
-    qtbot.wait(200)
+    panel = _shown_grid(qtbot, model)
     axes = [panel.grid_plot.getAxis(side) for side in ("left", "bottom")]
 
     def ticks() -> list:
