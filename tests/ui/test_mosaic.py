@@ -108,15 +108,17 @@ def test_the_view_keeps_cells_square_against_the_left_and_bottom_axes():
 
 
 def test_the_tile_size_told_to_the_worker_does_not_depend_on_the_number_of_tokens():
-    """Issue 19: the tile's screen size counts the gaps as fractions of a tile, so a 10-token
+    """Issue 19: the tile's screen size counts the gaps as fractions of a tile, so a 7-token
     mosaic (gaps rounded to whole pixels) and a 1000-token one tell the worker the same size
     for the same box, and that size is the one the square view really gives a tile."""
     for box in ((900.0, 300.0), (300.0, 900.0), (640.0, 480.0)):
         side = tile_side_px(12, *box)
         big = MosaicGeometry(heads=12, cells=1000, pixels=1000, pool=1)  # rounding negligible
         assert side == pytest.approx(big.pixels * square_view_range(big, *box)[1], rel=1e-3)
-        small = MosaicGeometry(heads=12, cells=10, pixels=10, pool=1)
+        small = MosaicGeometry(heads=12, cells=7, pixels=7, pool=1)  # gaps of 1 pixel: 14 %, not 10 and 20
         assert small.pixels * square_view_range(small, *box)[1] != pytest.approx(side, rel=1e-3)  # what was told before
+        default = MosaicGeometry(heads=12, cells=10, pixels=10, pool=1)  # the default text: its gaps are the fractions
+        assert default.pixels * square_view_range(default, *box)[1] == pytest.approx(side, rel=1e-3)
     assert tile_side_px(4, 600.0, 600.0) > tile_side_px(12, 600.0, 600.0)  # fewer heads, bigger tiles
     assert tile_side_px(12, 0.0, 600.0) == 0.0
 
