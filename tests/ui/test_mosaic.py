@@ -108,15 +108,17 @@ def test_the_view_keeps_cells_square_against_the_left_and_bottom_axes():
 
 
 def test_the_tile_size_told_to_the_worker_does_not_depend_on_the_number_of_tokens():
-    """Issue 19: the tile's screen size counts the gaps as fractions of a tile, so a 10-token
+    """Issue 19: the tile's screen size counts the gaps as fractions of a tile, so a 7-token
     mosaic (gaps rounded to whole pixels) and a 1000-token one tell the worker the same size
     for the same box, and that size is the one the square view really gives a tile."""
     for box in ((900.0, 300.0), (300.0, 900.0), (640.0, 480.0)):
         side = tile_side_px(12, *box)
         big = MosaicGeometry(heads=12, cells=1000, pixels=1000, pool=1)  # rounding negligible
         assert side == pytest.approx(big.pixels * square_view_range(big, *box)[1], rel=1e-3)
-        small = MosaicGeometry(heads=12, cells=10, pixels=10, pool=1)
+        small = MosaicGeometry(heads=12, cells=7, pixels=7, pool=1)  # gaps of 1 pixel: 14 %, not 10 and 20
         assert small.pixels * square_view_range(small, *box)[1] != pytest.approx(side, rel=1e-3)  # what was told before
+        default = MosaicGeometry(heads=12, cells=10, pixels=10, pool=1)  # the default text: its gaps are the fractions
+        assert default.pixels * square_view_range(default, *box)[1] == pytest.approx(side, rel=1e-3)
     assert tile_side_px(4, 600.0, 600.0) > tile_side_px(12, 600.0, 600.0)  # fewer heads, bigger tiles
     assert tile_side_px(12, 0.0, 600.0) == 0.0
 
@@ -131,21 +133,29 @@ def test_the_mosaics_aspect_is_its_view_ranges_for_any_number_of_heads():
     assert mosaic_aspect(12) != mosaic_aspect(16)
 
 
-def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
-    """Issue 19: the grid's size hint depends on its width and number of heads only.  It followed
-    one text's rounded gaps, so a long text after a short one moved it ~4 %: the dock laid the
-    panel out again and the maps were painted twice, once in the turn of the next panel.  And
-    the hint is told when the maps' box is laid out (the first edit after start-up told it)."""
+def _shown_grid(qtbot, model):
+    """A head grid of 640 × 560 showing the seed sentence, laid out."""
     from attention_lab.ui.panels import head_grid
-    from state_factory import build_state, load
+    from state_factory import build_state
 
-    model = load(tiny_checkpoint)
     panel = head_grid.HeadGridPanel()
     qtbot.addWidget(panel)
     panel.resize(640, 560)
     panel.show()
     panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
     qtbot.wait(200)  # laid out: the hint follows the maps' box when it gets its size, not at the next text
+    return panel
+
+
+def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
+    """Issue 19: the grid's size hint depends on its width and number of heads only.  It followed
+    one text's rounded gaps, so a long text after a short one moved it ~4 %: the dock laid the
+    panel out again and the maps were painted twice, once in the turn of the next panel.  And
+    the hint is told when the maps' box is laid out (the first edit after start-up told it)."""
+    from state_factory import build_state, load
+
+    model = load(tiny_checkpoint)
+    panel = _shown_grid(qtbot, model)
     short_hint = panel.grid_view.sizeHint()
     hinted = []
     original = panel.grid_view.updateGeometry
@@ -162,26 +172,13 @@ def test_a_new_text_paints_the_grid_once(qtbot, tiny_checkpoint):
     """Issue 19: the view's and the titles' transforms followed a new view range inside the paint
     (pyqtgraph's ``sigPrepareForPaint``), which made the scene dirty again: every new text painted
     the grid twice, the second time in the turn that drew the next panel."""
-    from attention_lab.ui.panels import head_grid
-    from PySide6.QtCore import QEvent, QObject
+    from paint_counter import PaintCounter
     from state_factory import build_state, load
 
-    class Paints(QObject):
-        count = 0
-
-        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
-            self.count += event.type() == QEvent.Type.Paint
-            return False
-
     model = load(tiny_checkpoint)
-    panel = head_grid.HeadGridPanel()
-    qtbot.addWidget(panel)
-    panel.resize(640, 560)
-    panel.show()
-    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
-    qtbot.wait(300)
-    paints = Paints()
-    panel.grid_view.viewport().installEventFilter(paints)
+    panel = _shown_grid(qtbot, model)
+    qtbot.wait(100)
+    paints = PaintCounter(panel.grid_view.viewport())
     for text in ("the dog bit the man and the man bit the dog " * 6, "a cat sat " * 3):
         paints.count = 0
         panel.show_state(build_state(model, text))
@@ -194,16 +191,10 @@ def test_the_grid_draws_its_maps_and_their_token_labels_in_two_steps(qtbot, tiny
     text) in the next.  Between the two, labels placed for another shape of mosaic are off (none
     on the wrong cell); a same-length text keeps its labels' places.  After both steps the grid
     shows what one ``show_state`` shows."""
-    from attention_lab.ui.panels import head_grid
     from state_factory import build_state, load
 
     model = load(tiny_checkpoint)
-    panel = head_grid.HeadGridPanel()
-    qtbot.addWidget(panel)
-    panel.resize(640, 560)
-    panel.show()
-    panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
-    qtbot.wait(200)
+    panel = _shown_grid(qtbot, model)
     axes = [panel.grid_plot.getAxis(side) for side in ("left", "bottom")]
 
     def ticks() -> list:

@@ -145,15 +145,8 @@ def test_leakage_paints_each_view_once_for_a_new_text(qtbot, tiny_checkpoint):
     """Issue 19: a new text's view ranges reached the view boxes' transforms inside the paint
     (pyqtgraph's ``sigPrepareForPaint``), which made the scenes dirty again: the bars and the
     layer maps were each painted twice, the second time in the next panel's turn."""
-    from PySide6.QtCore import QEvent, QObject
+    from paint_counter import PaintCounter
     from state_factory import build_state, load
-
-    class Paints(QObject):
-        count = 0
-
-        def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
-            self.count += event.type() == QEvent.Type.Paint
-            return False
 
     model = load(tiny_checkpoint)
     panel = LeakagePanel()
@@ -162,9 +155,7 @@ def test_leakage_paints_each_view_once_for_a_new_text(qtbot, tiny_checkpoint):
     panel.show()
     panel.show_state(build_state(model, "The big dog bit the mailman yesterday."))
     qtbot.wait(300)
-    bars, layers = Paints(), Paints()
-    panel.bar_plot.viewport().installEventFilter(bars)
-    panel.layers_view.viewport().installEventFilter(layers)
+    bars, layers = PaintCounter(panel.bar_plot.viewport()), PaintCounter(panel.layers_view.viewport())
     for text in ("the dog bit the man and the man bit the dog " * 6, "a cat sat " * 3):
         bars.count = layers.count = 0
         for step in panel.redraw_steps(build_state(model, text)):

@@ -24,8 +24,12 @@ from PySide6.QtCore import QRectF
 
 from attention_lab.ui.panels.heatmap_kit import HeatImage, future_overlay, grid_shape
 
-GAP_X = 0.06  # the gap between two tiles side by side, as a fraction of a tile
-GAP_Y = 0.22  # between two rows of tiles: room for the heads' titles
+# The gaps as fractions of a tile: the default text's 10-pixel tiles get them exactly (1 and 2
+# pixels), so the height the grid asks for (:func:`mosaic_aspect`, the same for every text)
+# leaves no spare band above its maps (0.06 / 0.22 rounded to 0.1 / 0.2 there: ~20 px of white
+# at 1366 × 768)
+GAP_X = 0.1  # the gap between two tiles side by side
+GAP_Y = 0.2  # between two rows of tiles: room for the heads' titles
 
 
 @dataclasses.dataclass(frozen=True)
