@@ -83,12 +83,13 @@ def test_a_table_held_as_columns_is_written_byte_for_byte_as_row_by_row(tmp_path
     words = ["plain", "a,comma", 'a "quote"', "two\nlines", "", " ␣lead", "🙂", "x\r", None, "last"]
     n = len(words)
     weights = np.array([0.0, 1e-9, np.nan, 1 / 3, -2.5, 7.0, 3e38, np.inf, 0.1, np.float32(0.1)], dtype=np.float32)
+    mixed = ["text", 2, 0.5, None, [1, 2], ("a", '"b"'), np.float64(0.25), True, "", {"k": 1}]  # any cell at all
     columns = [np.arange(n), weights, weights.astype(np.float64) * 3, words, [np.int64(5)] * n,
-               np.array(words, dtype=object), np.array([True, False] * 5)]
-    header = ["i", "w32", "w64", "word", "scalar", "object", "flag"]
+               np.array(words, dtype=object), np.array([True, False] * 5), mixed]
+    header = ["i", "w32", "w64", "word", "scalar", "object", "flag", "mixed"]
     rows = export.ColumnRows(columns)
     assert len(rows) == n and rows[1] == [1, float(np.float32(1e-9)), float(np.float32(1e-9)) * 3, "a,comma", 5,
-                                          "a,comma", False]
+                                          "a,comma", False, 2]
     assert [len(row) for row in rows] == [len(header)] * n  # a sequence of rows, as panels' tables are
     written = export.export_csv(tmp_path / "columns.csv", header, rows).read_bytes()
     assert written == _row_by_row(tmp_path / "rows.csv", header, [list(row) for row in zip(*columns)])

@@ -3,7 +3,8 @@
 Plots use pyqtgraph's exporters, which take a scene item (a PlotItem, a GraphicsLayout)
 or a whole ``GraphicsScene``; PNG is rendered at twice the on-screen size so it stays sharp
 on slides.  CSV is written with the ``csv`` module in UTF-8 with a BOM, which spreadsheet
-programs need to read "␣" and accents correctly.
+programs need to read "␣" and accents correctly; a large table held as columns
+(:class:`ColumnRows`) is formatted a column at a time, to the same bytes.
 """
 
 from __future__ import annotations
@@ -187,22 +188,24 @@ def _column_texts(column: Any, quoted: dict[str, str]) -> list[str]:
     if isinstance(column, np.ndarray) and column.dtype.kind in "iub":
         return list(map(str, column.tolist()))
     values = column.tolist() if isinstance(column, np.ndarray) else list(column)
-    distinct = set(values) if all(type(v) is str for v in values[:1]) else ()
+    try:
+        distinct = set(values) if values and type(values[0]) is str else set()
+    except TypeError:  # an unhashable cell: not a text column
+        distinct = set()
     if distinct and all(type(v) is str for v in distinct):  # a text column (tokens): quote each text once
         for text in distinct - quoted.keys():
             quoted[text] = _csv_field(text)
         return [quoted[v] for v in values]
     texts = []
     for value in values:
-        value = _cell(value)
-        if isinstance(value, str):
-            text = quoted.get(value)
-            if text is None:
-                text = quoted[value] = _csv_field(value)
-        elif isinstance(value, float):
-            text = repr(value)
-        else:
-            text = "" if value is None else str(value)
+        value = _cell(value)  # a float is its repr by now
+        if value is None:
+            texts.append("")  # as the csv module writes None
+            continue
+        value = value if isinstance(value, str) else str(value)  # as the csv module writes the rest
+        text = quoted.get(value)
+        if text is None:
+            text = quoted[value] = _csv_field(value)
         texts.append(text)
     return texts
 
