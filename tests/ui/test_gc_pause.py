@@ -137,3 +137,43 @@ def test_the_app_freezes_its_imports_before_the_window_and_never_the_window(tiny
     assert seen["frozen_before_window"] > 50_000  # torch, PySide6, pyqtgraph, the lab: out of sight
     assert seen["frozen_at_close"] >= seen["frozen_before_window"] - 1_000  # nothing thawed them
     assert seen["window_in_sight_at_close"]  # the window itself was never frozen
+
+
+def test_the_collection_timer_times_each_collection_by_thread_and_generation():
+    from attention_lab.ui.gc_timing import CollectionTimer
+
+    timer = CollectionTimer().install()
+    try:
+        gc.collect()
+        gc.collect(0)
+    finally:
+        timer.remove()
+    gc.collect()  # removed: not counted
+    summary = timer.summary()
+    assert summary["MainThread gen2"]["count"] == 1
+    assert summary["MainThread gen0"]["count"] >= 1
+    assert summary["MainThread gen2"]["max_ms"] >= 0
+
+
+def test_collection_times_are_summarised_against_the_frame_and_stall_goals():
+    from attention_lab.ui.gc_timing import summarise
+
+    assert summarise([]) == {"count": 0}
+    assert summarise([10.0, 20.0, 40.0, 150.0]) == {
+        "count": 4, "median_ms": 30.0, "p90_ms": 150.0, "max_ms": 150.0, "over_33ms": 2, "over_100ms": 1}
+
+
+def test_only_the_switches_that_collect_are_timed_and_the_wrapper_comes_off(monkeypatch):
+    from attention_lab.ui.gc_timing import time_switches
+
+    monkeypatch.setattr(gc_pause, "_drawn_key", None)
+    monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: True)
+    original = gc_pause.collect_on_switch
+    switches: list[float] = []
+    undo = time_switches(switches)
+    gc_pause.collect_on_switch((1, 1))  # the first drawing: no collection
+    gc_pause.collect_on_switch((1, 1))
+    gc_pause.collect_on_switch((2, 1))  # a new window: collected
+    undo()
+    assert len(switches) == 1
+    assert gc_pause.collect_on_switch is original
