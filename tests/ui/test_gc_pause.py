@@ -142,14 +142,19 @@ def test_the_app_freezes_its_imports_before_the_window_and_never_the_window(tiny
 def test_the_collection_timer_times_each_collection_by_thread_and_generation():
     from attention_lab.ui.gc_timing import CollectionTimer
 
+    gc.unfreeze()  # (as a new process: whatever an earlier test froze back in sight)
     timer = CollectionTimer().install()
     try:
+        gc.collect()  # nothing frozen yet: start-up
+        gc.freeze()
         gc.collect()
         gc.collect(0)
     finally:
         timer.remove()
+        gc.unfreeze()
     gc.collect()  # removed: not counted
     summary = timer.summary()
+    assert summary["MainThread gen2 (start-up, nothing frozen)"]["count"] == 1
     assert summary["MainThread gen2"]["count"] == 1
     assert summary["MainThread gen0"]["count"] >= 1
     assert summary["MainThread gen2"]["max_ms"] >= 0
