@@ -11,8 +11,9 @@ Two tiers keep that number small where it matters:
   panels (and a closed window's, until it is collected).  When a new window or model draws
   its first analysis, :func:`collect_on_switch` collects once: the previous one's reference
   cycles (a closed window, a dropped model) are freed and the C heap handed back.  In a soak
-  of model loads and new windows such a collection took 3-43 ms of GUI-thread CPU, most of it
-  freeing the closed window, where the thaw-and-collect below took 110-300 ms (2 busy cores).
+  of model loads and new windows (:mod:`attention_lab.ui.gc_timing`, 2 busy cores) such a
+  collection took 3-35 ms of GUI-thread CPU, most of it freeing the closed window; the whole
+  switch with the heap's trim a median 41 ms, where the thaw-and-collect below took 140 ms.
 
 Issue 19 froze everything once the first analysis was drawn, windows and models with the
 imports; CPython has one frozen generation (``gc.unfreeze`` thaws all of it), so freeing an
