@@ -5,11 +5,19 @@ one's cyclic garbage is freed without walking the imports again (issue 18)."""
 from __future__ import annotations
 
 import gc
+import json
+import os
+import subprocess
+import sys
+import textwrap
 import weakref
+from pathlib import Path
 
 import pytest
 
 from attention_lab.ui import gc_pause
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Node:
@@ -88,3 +96,89 @@ def test_a_switch_hands_the_freed_heap_back_to_the_system(monkeypatch):
     assert trims == []  # the same window's later rounds: no trim per redraw
     gc_pause.collect_on_switch((2, 1))
     assert trims == [0]  # after the collection (the oldest generation's count back to 0)
+
+
+# the real app on the tiny model (a smoke test: one window, its first analysis drawn): how much
+# is frozen when the window is made, and whether the window is still in the collector's sight
+# when it closes (frozen, its cycles would outlive it)
+APP_TIERS = textwrap.dedent(
+    """
+    import gc, json, sys
+    import attention_lab.ui.launch as launch
+    import attention_lab.ui.main_window as main_window
+
+    seen = {}
+
+    class RecordingWindow(main_window.MainWindow):  # the window run_gui makes (imported there)
+        def __init__(self, **kwargs):
+            seen["frozen_before_window"] = gc.get_freeze_count()
+            super().__init__(**kwargs)
+
+    def recording_teardown(app, window, _teardown=launch.teardown):
+        seen["frozen_at_close"] = gc.get_freeze_count()
+        seen["window_in_sight_at_close"] = any(o is window for o in gc.get_objects())
+        return _teardown(app, window)
+
+    main_window.MainWindow = RecordingWindow
+    launch.teardown = recording_teardown
+    code = launch.run_gui(["--smoke-test", "--model", sys.argv[1]])
+    print("TIERS " + json.dumps(seen))
+    sys.exit(code)
+    """
+)
+
+
+def test_the_app_freezes_its_imports_before_the_window_and_never_the_window(tiny_checkpoint, tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), QT_QPA_PLATFORM="offscreen", HF_HUB_CACHE=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", APP_TIERS, str(tiny_checkpoint)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    seen = json.loads(proc.stdout.split("TIERS ", 1)[1])
+    assert seen["frozen_before_window"] > 50_000  # torch, PySide6, pyqtgraph, the lab: out of sight
+    assert seen["frozen_at_close"] >= seen["frozen_before_window"] - 1_000  # nothing thawed them
+    assert seen["window_in_sight_at_close"]  # the window itself was never frozen
+
+
+def test_the_collection_timer_times_each_collection_by_thread_and_generation():
+    from attention_lab.ui.gc_timing import CollectionTimer
+
+    gc.unfreeze()  # (as a new process: whatever an earlier test froze back in sight)
+    timer = CollectionTimer().install()
+    try:
+        gc.collect()  # nothing frozen yet: start-up
+        gc.freeze()
+        gc.collect()
+        gc.collect(0)
+    finally:
+        timer.remove()
+        gc.unfreeze()
+    gc.collect()  # removed: not counted
+    summary = timer.summary()
+    assert summary["MainThread gen2 (start-up, nothing frozen)"]["count"] == 1
+    assert summary["MainThread gen2"]["count"] == 1
+    assert summary["MainThread gen0"]["count"] >= 1
+    assert summary["MainThread gen2"]["max_ms"] >= 0
+
+
+def test_collection_times_are_summarised_against_the_frame_and_stall_goals():
+    from attention_lab.ui.gc_timing import summarise
+
+    assert summarise([]) == {"count": 0}
+    assert summarise([10.0, 20.0, 40.0, 150.0]) == {
+        "count": 4, "median_ms": 30.0, "p90_ms": 150.0, "max_ms": 150.0, "over_33ms": 2, "over_100ms": 1}
+
+
+def test_only_the_switches_that_collect_are_timed_and_the_wrapper_comes_off(monkeypatch):
+    from attention_lab.ui.gc_timing import time_switches
+
+    monkeypatch.setattr(gc_pause, "_drawn_key", None)
+    monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: True)
+    original = gc_pause.collect_on_switch
+    switches: list[float] = []
+    undo = time_switches(switches)
+    gc_pause.collect_on_switch((1, 1))  # the first drawing: no collection
+    gc_pause.collect_on_switch((1, 1))
+    gc_pause.collect_on_switch((2, 1))  # a new window: collected
+    undo()
+    assert len(switches) == 1
+    assert gc_pause.collect_on_switch is original
