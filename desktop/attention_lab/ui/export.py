@@ -110,33 +110,12 @@ def _scene_and_source(item: Any):
     return item, view.mapToScene(view.viewport().rect()).boundingRect()
 
 
-CLIP_SLACK_PX = 1.0  # a symbol or a pen's half-width at the very edge of a plot is not "clipped"
-
-
 def _qt_draws_it_as_shown(item: Any) -> bool:
-    """Whether Qt's SVG generator, drawing the scene's part under ``item``, draws what the learner sees
-    of ``item`` and nothing else; otherwise the export goes the slow way, through pyqtgraph's exporter.
-
-    It draws everything in the scene there (a plot inside a layout would take along its neighbours'
-    items, off the page but in the file), so ``item`` must be a whole scene or a top-level item (a
-    panel's layout, a PlotWidget's plot).  And Qt's generator (6.12) writes no clip paths: a curve or an
-    image reaching past its axes (a plot the learner zoomed) would be drawn past them, so every plot area
-    (ViewBox) must hold its visible items inside its frame, as a plot shown whole does."""
-    import pyqtgraph as pg
-
-    if hasattr(item, "parentItem") and item.parentItem() is not None:
-        return False
-    scene, source = _scene_and_source(item)
-    for view_box in scene.items(source):
-        if not isinstance(view_box, pg.ViewBox) or not view_box.isVisible():
-            continue
-        frame = view_box.sceneBoundingRect().adjusted(-CLIP_SLACK_PX, -CLIP_SLACK_PX, CLIP_SLACK_PX, CLIP_SLACK_PX)
-        for shown in view_box.addedItems:
-            # a PlotDataItem draws nothing itself: its curve and its symbols are its children
-            covers = shown.sceneBoundingRect() | shown.mapRectToScene(shown.childrenBoundingRect())
-            if shown.isVisible() and not covers.isNull() and not frame.contains(covers):  # null: a curve with no data yet
-                return False
-    return True
+    """Whether Qt's SVG generator, drawing the scene's part under ``item``, draws ``item`` and nothing
+    else: a whole scene or a top-level item (a panel's layout, a PlotWidget's plot).  It draws everything
+    in the scene there, so a plot inside a layout would take along its neighbours' items (off the page
+    but in the file): that one goes through pyqtgraph's exporter, which draws the item alone."""
+    return not (hasattr(item, "parentItem") and item.parentItem() is not None)
 
 
 SVG_DPI = 96  # the resolution screens and browsers take an SVG's size at: the file opens at the size shown
@@ -152,7 +131,9 @@ def _svg_with_qt(item: Any, path: Path) -> None:
 
     scene, source = _scene_and_source(item)
     width, height = max(1, int(source.width())), max(1, int(source.height()))
-    generator = QSvgGenerator()
+    # SVG 1.1, not Qt's default SVG Tiny 1.2: Tiny has no clip paths, and a plot clips what reaches past
+    # its axes (a curve the learner zoomed into, a label at the edge); 1.1 writes each plot's clip
+    generator = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)
     generator.setFileName(str(path))
     generator.setResolution(SVG_DPI)  # also makes a font's points the pixels it is shown at
     generator.setSize(QSize(width, height))
