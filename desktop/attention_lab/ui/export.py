@@ -1,8 +1,9 @@
 """Export a plot as PNG or SVG, and a table of numbers as CSV.
 
-Plots use pyqtgraph's exporters, which take a scene item (a PlotItem, a GraphicsLayout)
-or a whole ``GraphicsScene``; PNG is rendered at twice the on-screen size so it stays sharp
-on slides.  CSV is written with the ``csv`` module in UTF-8 with a BOM, which spreadsheet
+Plots take a scene item (a PlotItem, a GraphicsLayout) or a whole ``GraphicsScene``; PNG is
+rendered by pyqtgraph's exporter at twice the on-screen size so it stays sharp on slides.  SVG is
+drawn in one pass by Qt's SVG generator (pyqtgraph's exporter draws and re-parses each item: ~100 ms
+of the GUI thread for the head grid), pyqtgraph's exporter only for a plot inside a layout.  CSV is written with the ``csv`` module in UTF-8 with a BOM, which spreadsheet
 programs need to read "␣" and accents correctly; a large table held as columns
 (:class:`ColumnRows`) is formatted a column at a time, to the same bytes.
 """
@@ -51,14 +52,14 @@ def export_plot(item: Any, path: str | os.PathLike) -> Path:
         exporter.export(str(path))
     else:
         if _qt_draws_it_as_shown(item):
-            _svg_with_qt(item, path)  # one pass: 2-16 ms of CPU where pyqtgraph's exporter took ~100
+            _svg_with_qt(item, path)  # one pass: 5-33 ms of CPU where pyqtgraph's exporter took 40-130
         else:
             _patch_svg_closepath()
             try:
                 exporters.SVGExporter(item).export(str(path))
             except ValueError:
                 # a path pyqtgraph's post-processing still can't parse: Qt's own SVG generator
-                # draws the same scene (what a plot clips can show past its axes, but nothing is lost)
+                # draws the same part of the scene (the plot's neighbours can come along, nothing is lost)
                 _svg_with_qt(item, path)
     if not path.is_file() or path.stat().st_size == 0:
         raise OSError(f"nothing was written to {path}")
