@@ -66,7 +66,7 @@ def _row_by_row(path, header, rows):
     """The CSV as export_csv wrote every table before tables could be held as columns."""
     import csv
 
-    from attention_lab.ui.export import _cell
+    from attention_lab.core.csv_table import _cell
 
     with path.open("w", newline="", encoding="utf-8-sig") as handle:
         writer = csv.writer(handle)
@@ -77,7 +77,7 @@ def _row_by_row(path, header, rows):
 
 
 def test_a_table_held_as_columns_is_written_byte_for_byte_as_row_by_row(tmp_path, monkeypatch):
-    from attention_lab.ui import export
+    from attention_lab.core import csv_table as export
 
     monkeypatch.setattr(export, "CSV_CHUNK_ROWS", 3)  # several chunks, the last one short
     words = ["plain", "a,comma", 'a "quote"', "two\nlines", "", " ␣lead", "🙂", "x\r", None, "last"]

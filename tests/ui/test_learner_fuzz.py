@@ -559,6 +559,19 @@ def test_a_one_token_text_is_analysed(driver):
     assert driver.window.last_state.n_tokens == 1
 
 
+def test_csv_exports_are_on_disk_once_the_window_settles(driver):
+    """The head grid's CSV is written on the worker (issue 18): the driver waits for it through
+    the worker, the check finds each file written, and an edit right after an export still shows."""
+    replay(driver, [
+        ("export", {"kind": "csv", "panel_id": "panel.head_grid"}),
+        ("type_text", {"typed": " and more"}),
+        ("export", {"kind": "csv", "panel_id": "panel.leakage"}),
+        ("export", {"kind": "csv", "panel_id": "panel.head_grid"}),
+    ])
+    assert driver.csv_asked is not None and driver.csv_asked.read_bytes().startswith("\ufefflayer,".encode())
+    assert driver.window.exports.writing == []
+
+
 def test_quitting_and_starting_again_brings_the_session_back(restarting_driver):
     driver = restarting_driver
     replay(driver, [

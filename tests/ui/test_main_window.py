@@ -551,13 +551,55 @@ def test_export_plots_and_numbers(qtbot, make_window, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = window.export_current("svg", tmp_path / "leakage.svg", panel_id="panel.leakage")
     assert "<svg" in svg.read_text(encoding="utf-8")
-    out = window.export_current("csv", tmp_path / "leakage.csv", panel_id="panel.leakage")
+    with qtbot.waitSignal(window.session.csv_exported, timeout=STATE_TIMEOUT_MS) as written:
+        out = window.export_current("csv", tmp_path / "leakage.csv", panel_id="panel.leakage")
+    assert written.args == [out] and window.statusBar().currentMessage() == tr("status.exported", path=str(out))
     rows = list(csv.DictReader(out.open(encoding="utf-8-sig")))
     assert len(rows) == state.n_tokens
     p = state.position
     assert all(float(r["causal_final"]) == 0.0 for r in rows[:p])
     assert all(float(r["bidirectional_final"]) > 0.0 for r in rows[:p])
     assert rows[1]["token"] == state.tokens[1]
+
+
+def test_the_head_grids_csv_is_written_on_the_worker_byte_for_byte(qtbot, make_window, tmp_path, monkeypatch):
+    """File › Export › CSV: the table is written by the worker thread (a context-long one held the GUI
+    thread 1.6 s), the same bytes as writing the panel's table directly; two exports in a row both land."""
+    from attention_lab.core import jobs
+    from attention_lab.core.csv_table import export_csv
+
+    threads = []
+    job = jobs.export_csv_job
+
+    def on_which_thread(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return job(*args, **kwargs)
+
+    monkeypatch.setattr(jobs, "export_csv_job", on_which_thread)
+    window = make_window()
+    wait_state(qtbot, window)
+    with qtbot.waitSignals([window.session.csv_exported] * 2, timeout=STATE_TIMEOUT_MS):
+        first = window.export_current("csv", tmp_path / "grid", panel_id="panel.head_grid")
+        second = window.export_current("csv", tmp_path / "grid-again.csv", panel_id="panel.head_grid")
+    assert first == tmp_path / "grid.csv" and threads == [window.worker.thread] * 2
+    assert window.exports.writing == [] and not window.worker.busy
+    header, rows = window.panel("panel.head_grid").table_for_export()
+    expected = export_csv(tmp_path / "direct.csv", header, rows).read_bytes()
+    assert first.read_bytes() == expected == second.read_bytes()
+
+
+def test_a_csv_that_cannot_be_written_says_why_in_the_error_dialog(qtbot, make_window, tmp_path, monkeypatch):
+    """The export's error path: the panel's name and the reason; the learner's other file untouched."""
+    window = make_window()
+    wait_state(qtbot, window)
+    errors = []
+    monkeypatch.setattr(window, "show_error", lambda message, details="": errors.append((message, details)))
+    (tmp_path / "a-file").write_text("not a folder")
+    with qtbot.waitSignal(window.session.csv_export_failed, timeout=STATE_TIMEOUT_MS):
+        window.export_current("csv", tmp_path / "a-file" / "grid.csv", panel_id="panel.head_grid")
+    assert len(errors) == 1 and errors[0][0].startswith(tr("head_grid.title") + ": ") and "Traceback" in errors[0][1]
+    assert (tmp_path / "a-file").read_text() == "not a folder" and window.exports.writing == []
+    assert window.statusBar().currentMessage() != tr("status.exported", path=str(tmp_path / "a-file" / "grid.csv"))
 
 
 # ---------------------------------------------------------------------------- shutdown

@@ -16,6 +16,7 @@ thread and are never mutated there.  Nothing here imports Qt.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Union
@@ -28,6 +29,7 @@ Progress = Callable[[Any], None]
 ANALYSIS, MODEL, DOWNLOAD = "analysis", "model", "download"
 MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induction", "kvbench", "kv-stability", "tour-fact"
 MASK_REPORT, KNOCKOUT, RANK_HEADS = "mask-report", "knockout", "rank-heads"
+EXPORT_CSV = "export-csv"  # one kind per file (``csv_export_kind``): a second export never drops the first
 
 
 class Cancelled(Exception):
@@ -202,6 +204,20 @@ def kv_stability_job(lens, ids: list[int], *, cancel=None, progress=None):
     from attention_lab.core.analysis import kv_stability
 
     return kv_stability(lens, ids)
+
+
+def csv_export_kind(path: Any) -> str:
+    """The worker's kind for writing ``path``: exports to two files both get written; a newer export
+    to the same file replaces the older one's table."""
+    return f"{EXPORT_CSV}:{os.fspath(path)}"
+
+
+def export_csv_job(path: Any, header: list, rows: Any, *, cancel=None, progress=None):
+    """Write a panel's table (``header``, ``rows``: plain numbers and texts, or a
+    :class:`~attention_lab.core.csv_table.ColumnRows`) to ``path`` as CSV; returns the path written."""
+    from attention_lab.core.csv_table import export_csv
+
+    return export_csv(path, header, rows, check=lambda: raise_if_cancelled(cancel))
 
 
 def throttled(progress: Progress | None, interval: float = 0.1) -> Callable[[int, int], None] | None:

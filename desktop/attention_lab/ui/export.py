@@ -1,22 +1,25 @@
-"""Export a plot as PNG or SVG, and a table of numbers as CSV.
+"""File › Export: a plot as PNG or SVG (painted here, on the GUI thread: they paint Qt items), a
+table of numbers as CSV (written on the worker: :class:`PanelExports`).
 
 Plots take a scene item (a PlotItem, a GraphicsLayout) or a whole ``GraphicsScene``; PNG is
 rendered by pyqtgraph's exporter at twice the on-screen size so it stays sharp on slides.  SVG is
 drawn in one pass by Qt's SVG generator (pyqtgraph's exporter draws and re-parses each item: ~100 ms
-of the GUI thread for the head grid), pyqtgraph's exporter only for a plot inside a layout.  CSV is written with the ``csv`` module in UTF-8 with a BOM, which spreadsheet
-programs need to read "␣" and accents correctly; a large table held as columns
-(:class:`ColumnRows`) is formatted a column at a time, to the same bytes.
+of the GUI thread for the head grid), pyqtgraph's exporter only for a plot inside a layout.  CSV is
+written by :mod:`attention_lab.core.csv_table` (Qt-free) through the session's
+:meth:`~attention_lab.ui.session.Session.export_csv`.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 import os
-from collections.abc import Iterable, Sequence
+import traceback
 from pathlib import Path
 from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from attention_lab.core.csv_table import ColumnRows, export_csv  # noqa: F401 -- the panels' table type; tests
+from attention_lab.ui.i18n import tr
 
 PNG_SCALE = 2
 
@@ -167,126 +170,75 @@ def _background_colour(scene: Any):
     return None
 
 
-def _cell(value: Any) -> Any:
-    # numpy / torch scalars first: numpy's float64 *is* a float, and its repr is "np.float64(0.5)"
-    if hasattr(value, "item") and callable(value.item):
-        return _cell(value.item())
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        return repr(value)  # full precision: an exact 0 stays "0.0", 1e-9 stays 1e-09
-    return value
-
-
-class ColumnRows(Sequence):
-    """A table's rows held as its columns (numpy arrays or lists, one per header name), so a large
-    table is written column by column instead of cell by cell (:func:`export_csv`).  It is a
-    sequence of rows all the same, for whoever reads a panel's ``table_for_export()``.
-
-    The head grid's table has heads x tokens x tokens rows: 786,432 rows for a context-long text,
-    5 s of the GUI thread written row by row; the soak's exports of shorter texts stalled 360 ms."""
-
-    def __init__(self, columns: Sequence[Any]):
-        self.columns = list(columns)
-        lengths = {len(column) for column in self.columns}
-        if len(lengths) > 1:
-            raise ValueError(f"columns of different lengths: {sorted(lengths)}")
-        self._length = lengths.pop() if lengths else 0
-
-    def __len__(self) -> int:
-        return self._length
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._length))]
-        if not -self._length <= index < self._length:
-            raise IndexError(index)
-        row = [column[index] for column in self.columns]
-        return [value.item() if hasattr(value, "item") and callable(value.item) else value for value in row]
-
-
-CSV_CHUNK_ROWS = 65_536  # rows formatted at a time: a context-long head grid table is 786,432 rows
-
-
-def _csv_field(text: str) -> str:
-    """``text`` as the csv module writes it in a row (quoted when it holds a comma, a quote or a line
-    break), asked of the module itself so the fast path writes exactly what it would."""
-    buffer = io.StringIO()
-    csv.writer(buffer).writerow(["", text])  # a second field: a lone empty field is written as ""
-    return buffer.getvalue()[1:-2]
-
-
-def _column_texts(column: Any, quoted: dict[str, str]) -> list[str]:
-    """Each cell of ``column`` as the csv module writes ``_cell(value)`` (floats by ``repr``, NaN as an
-    empty field, integers by ``str``, strings quoted when needed: ``quoted`` caches each string's)."""
-    import numpy as np
-
-    if isinstance(column, np.ndarray) and column.dtype.kind == "f":
-        values = column.astype(np.float64, copy=False)
-        if np.isnan(values).any():
-            return ["" if math.isnan(v) else repr(v) for v in values.tolist()]
-        return list(map(repr, values.tolist()))
-    if isinstance(column, np.ndarray) and column.dtype.kind in "iu" and column.size:
-        low, high = int(column.min()), int(column.max())
-        if high - low < len(column):  # indices (layer, head, query, key): each number's text made once
-            numbers = np.array([str(i) for i in range(low, high + 1)], dtype=object)
-            return numbers[column - low].tolist()
-    if isinstance(column, np.ndarray) and column.dtype.kind in "iub":
-        return list(map(str, column.tolist()))
-    values = column.tolist() if isinstance(column, np.ndarray) else list(column)
-    try:
-        distinct = set(values) if values and type(values[0]) is str else set()
-    except TypeError:  # an unhashable cell: not a text column
-        distinct = set()
-    if distinct and all(type(v) is str for v in distinct):  # a text column (tokens): quote each text once
-        for text in distinct - quoted.keys():
-            quoted[text] = _csv_field(text)
-        return [quoted[v] for v in values]
-    texts = []
-    for value in values:
-        value = _cell(value)  # a float is its repr by now
-        if value is None:
-            texts.append("")  # as the csv module writes None
-            continue
-        value = value if isinstance(value, str) else str(value)  # as the csv module writes the rest
-        text = quoted.get(value)
-        if text is None:
-            text = quoted[value] = _csv_field(value)
-        texts.append(text)
-    return texts
-
-
-def export_csv(path: str | os.PathLike, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
-    """Write ``header`` and ``rows`` as CSV (UTF-8 with a BOM).  Rows held as columns
-    (:class:`ColumnRows`) are formatted a column at a time; the bytes are the same as row by row."""
+def with_kind_suffix(kind: str, path: str | os.PathLike) -> Path:
+    """``path`` with the suffix of ``kind`` (``png``, ``svg``, ``csv``)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8-sig") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(list(header))
-        if isinstance(rows, ColumnRows):
-            quoted: dict[str, str] = {}
-            for start in range(0, len(rows), CSV_CHUNK_ROWS):
-                texts = [_column_texts(column[start:start + CSV_CHUNK_ROWS], quoted) for column in rows.columns]
-                handle.write("".join(f"{line}\r\n" for line in map(",".join, zip(*texts))))
-        else:
-            for row in rows:
-                writer.writerow([_cell(v) for v in row])
-    return path
+    return path if path.suffix.lower() == f".{kind}" else path.with_suffix(f".{kind}")
 
 
-def export_target(target: Any, kind: str, path: str | os.PathLike) -> Path:
-    """Write a panel's export (a plot for ``png``/``svg``, ``(header, rows)`` for ``csv``) to
-    ``path``, its suffix set to the kind's; returns the path written."""
-    path = Path(path)
-    if path.suffix.lower() != f".{kind}":
-        path = path.with_suffix(f".{kind}")
-    if kind == "csv":
-        header, rows = target
-        export_csv(path, header, rows)
-    else:
-        export_plot(target, path)
-    return path
+class PanelExports(QObject):
+    """The window's File › Export: the current panel's plot is painted to a file at once; its
+    table is the intent :attr:`csv_wanted` (``ui/wiring.py`` hands it to the session, whose worker
+    writes it: a context-long head grid table held the GUI thread 1.6 s), and the written file or
+    the failure comes back to :meth:`csv_written` / :meth:`csv_failed`."""
+
+    csv_wanted = Signal(object, object, object)  # path, header, rows
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self._names: dict[Path, str] = {}  # a file being written: its panel's name, for the error
+
+    def export_current(self, kind: str, path: str | os.PathLike | None = None) -> Path | None:
+        """Export the current panel's plot (png/svg: written when this returns) or numbers (csv:
+        asked of the worker; :meth:`csv_written` says when it is); asks for a file when ``path`` is
+        None.  Returns the file's path, None when there is nothing to export or no file chosen."""
+        from PySide6.QtWidgets import QFileDialog
+
+        window = self.window
+        panel = window.current_panel()
+        if panel is None:
+            return None
+        name = tr(panel.title_key)
+        target = panel.table_for_export() if kind == "csv" else panel.plot_for_export()
+        if target is None:
+            window.show_status(tr("status.nothing_to_export", panel=name))
+            return None
+        if path is None:
+            suggested = suggested_path(window.settings, f"{panel.panel_id.value.removeprefix('panel.')}.{kind}")
+            path, _ = QFileDialog.getSaveFileName(window, tr("dialog.export_title"), suggested, f"{kind.upper()} (*.{kind})")
+            if not path:
+                return None
+        path = with_kind_suffix(kind, path)
+        if kind == "csv":
+            self._names[path] = name
+            header, rows = target
+            self.csv_wanted.emit(path, list(header), rows)
+            return path
+        try:
+            export_plot(target, path)
+        except Exception as exc:
+            window.show_error(f"{name}: {exc}", traceback.format_exc())
+            return None
+        self._written(path)
+        return path
+
+    @property
+    def writing(self) -> list[Path]:
+        """The CSV files asked for and not yet written (nor failed)."""
+        return list(self._names)
+
+    def csv_written(self, path: Path) -> None:
+        self._names.pop(Path(path), None)
+        self._written(Path(path))
+
+    def csv_failed(self, path: Path, message: str, details: str) -> None:
+        name = self._names.pop(Path(path), "")
+        self.window.show_error(f"{name}: {message}" if name else message, details)
+
+    def _written(self, path: Path) -> None:
+        remember_folder(self.window.settings, path)
+        self.window.show_status(tr("status.exported", path=str(path)))
 
 
 # ---------------------------------------------------------------------------- where the dialog opens

@@ -128,6 +128,8 @@ class LearnerDriver:
         self.intent = Intent(model_spec=models.get("start", ""), kv_new_tokens=kv_new_tokens)
         self.steps = 0
         self.exports = 0
+        #: the CSV file the last CSV export asked the worker for (the checks: on disk once settled)
+        self.csv_asked: Path | None = None
 
     def set_paint(self, paint: bool) -> None:
         """Paint the window (True) or only lay it out (False: no paint events at all)."""
@@ -174,6 +176,8 @@ class LearnerDriver:
             busy.append(f"worker ({w.worker.running_kind})")
         if w.download_worker.busy:
             busy.append("download worker")
+        if w.exports.writing:
+            busy.append(f"csv export ({len(w.exports.writing)})")
         showing = w.redraw.showing
         if showing is not None and showing is not w.last_state:
             busy.append("drawing")
@@ -503,7 +507,11 @@ class LearnerDriver:
         self._record(f"export({kind!r}, {panel_id!r})")
         self.bring(panel_id)
         self.exports += 1
-        self.window.export_current(kind, self.workdir / f"export-{self.exports % 8}.{kind}", panel_id=panel_id)
+        target = self.workdir / f"export-{self.exports % 8}.{kind}"
+        if kind == "csv":  # written on the worker: gone until then, so the check sees the new file arrive
+            target.unlink(missing_ok=True)
+        written = self.window.export_current(kind, target, panel_id=panel_id)
+        self.csv_asked = written if kind == "csv" else self.csv_asked
 
     def load_model(self, name: str) -> None:
         """File › Open model folder (or Use the demo model)."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import traceback
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QTimer, Signal
@@ -47,7 +46,7 @@ from attention_lab.ui.model_label import model_label
 from attention_lab.ui.status_line import StatusLine
 from attention_lab.ui.strings import window as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.window_settings import SETTINGS_VERSION, SettingsReader, default_settings, fit_to_screen
-from attention_lab.ui.wiring import connect_panel
+from attention_lab.ui.wiring import connect_exports, connect_panel
 from attention_lab.ui.worker import InferenceWorker
 
 log = logging.getLogger(__name__)
@@ -119,6 +118,8 @@ class MainWindow(QMainWindow):
         self.help_menu = self.menus.help_menu  # the tour adds its entry there
         self.status = StatusLine(self.statusBar())
         self.downloads = dialogs.DownloadProgress(self, self.session, self.statusBar().showMessage)
+        self.exports = exporting.PanelExports(self)
+        connect_exports(self.session, self.exports)
         self._connect()
 
         if translator.language != requested_language:
@@ -319,30 +320,11 @@ class MainWindow(QMainWindow):
             self._current_panel = panel_id
 
     def export_current(self, kind: str, path: str | os.PathLike | None = None, panel_id: str | None = None) -> Path | None:
-        """Export the current panel's plot (png/svg) or numbers (csv); asks for a file when ``path`` is None."""
+        """File › Export of the current panel (``export.PanelExports``): png/svg written when this
+        returns, csv on the worker (the status line says when); None: nothing exported."""
         if panel_id is not None:
             self._current_panel = PanelId(panel_id)
-        panel = self.current_panel()
-        if panel is None:
-            return None
-        name = tr(panel.title_key)
-        target = panel.table_for_export() if kind == "csv" else panel.plot_for_export()
-        if target is None:
-            self.statusBar().showMessage(tr("status.nothing_to_export", panel=name), 6000)
-            return None
-        if path is None:
-            suggested = exporting.suggested_path(self.settings, f"{panel.panel_id.value.removeprefix('panel.')}.{kind}")
-            path, _ = QFileDialog.getSaveFileName(self, tr("dialog.export_title"), suggested, f"{kind.upper()} (*.{kind})")
-            if not path:
-                return None
-        try:
-            path = exporting.export_target(target, kind, path)
-        except Exception as exc:
-            self.show_error(f"{name}: {exc}", traceback.format_exc())
-            return None
-        exporting.remember_folder(self.settings, path)
-        self.statusBar().showMessage(tr("status.exported", path=str(path)), 6000)
-        return path
+        return self.exports.export_current(kind, path)
 
     # ------------------------------------------------------------------ language / help
     def set_language(self, language: str) -> None:

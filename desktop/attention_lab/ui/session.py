@@ -96,6 +96,8 @@ class Session(QObject):
     ranking_cancelled = Signal()
     analysis_mask_changed = Signal(object, object)  # the analysis's MaskSpec (None: causal), knocked heads
     job_failed = Signal(str, object, str, str)  # kind, key, message, details
+    csv_exported = Signal(object)  # the Path written
+    csv_export_failed = Signal(object, str, str)  # the Path, message, details
 
     def __init__(
         self,
@@ -494,6 +496,18 @@ class Session(QObject):
         """A tour step's measured fact on ``context`` (core.tour.TourContext) → :attr:`fact_ready`."""
         self._submit(TOUR_FACT, key, jobs.tour_fact_job, step, context,
                      on_result=lambda fact: self.fact_ready.emit(key, fact))
+
+    def export_csv(self, path, header, rows) -> None:
+        """Write a table to ``path`` on the worker → :attr:`csv_exported` (or :attr:`csv_export_failed`:
+        a read-only folder, a full disk).  Exports to different files are separate kinds, so a
+        second one never drops the first."""
+        if self.worker.is_shut_down:
+            return
+        self.worker.submit(
+            jobs.csv_export_kind(path), jobs.export_csv_job, path, list(header), rows,
+            on_result=self.csv_exported.emit,
+            on_error=lambda exc, details: self.csv_export_failed.emit(path, _one_line(exc), details),
+        )
 
     # ------------------------------------------------------------------ teardown
     def shutdown(self, timeout: float = 1.5) -> bool:

@@ -134,3 +134,11 @@ def connect_panel(session: Session, panel, window: WindowSlots | None = None) ->
     it it is served."""
     WIRES[PanelId(panel.panel_id)](session, panel, window)
     panel.session_ready()
+
+
+def connect_exports(session: Session, exports) -> None:
+    """File › Export's table (``export.PanelExports``): the intent to the session's worker job, the
+    written file or the failure back."""
+    exports.csv_wanted.connect(session.export_csv)
+    session.csv_exported.connect(exports.csv_written)
+    session.csv_export_failed.connect(exports.csv_failed)
