@@ -76,10 +76,11 @@ def test_one_unit_per_turn_and_the_window_keeps_its_minimum_size(qtbot, make_win
     kinds = [kind for kind, _pid in builder.steps if kind != "wait"]
     hidden = [pid for pid in window.docks if pid not in FIRST_VIEW_PANELS]
     assert kinds.count("build") == kinds.count("show") == kinds.count("draw") == len(hidden)
-    # the stability tab, in turns of its own: its words and a map, the other map, the colour bar
+    # the stability tab, in turns of its own: its words, a map, the other map, the colour bar,
+    # the cells' labels with the numbers
     kv = [step for step in builder.steps if step[1] == "panel.kvbench" and step[0] != "wait"]
     assert kv == [("build", "panel.kvbench"), ("show", "panel.kvbench"), ("draw", "panel.kvbench")] + [
-        ("part", "panel.kvbench")] * 3
+        ("part", "panel.kvbench")] * 5
     assert not window.built_panel("panel.kvbench").build_later_part()  # nothing left
     # the mask's two bar plots, one per turn
     assert [step for step in builder.steps if step[1] == "panel.mask" and step[0] != "wait"] == [
@@ -119,7 +120,8 @@ def test_the_kv_stability_tab_is_built_when_first_shown(qtbot, make_window):
     qtbot.waitUntil(lambda: kv.has_data(), timeout=TIMEOUT_MS)
     assert not hasattr(kv, "stab_view")  # the benchmark tab in sight, not the stability one
     kv.tabs.setCurrentWidget(kv.stability_tab)  # the learner clicks its tab
-    assert hasattr(kv, "stab_view")
+    assert hasattr(kv, "stab_view")  # its words and view now, its plots in the next turns
+    qtbot.waitUntil(lambda: kv._stability_built, timeout=TIMEOUT_MS)
     qtbot.waitUntil(lambda: kv.stability() is not None, timeout=TIMEOUT_MS)
     qtbot.waitUntil(lambda: kv.stab_images["causal"].image is not None, timeout=TIMEOUT_MS)
     assert kv._stab_cells["causal"].texts()  # the cells' values written

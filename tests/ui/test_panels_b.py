@@ -736,6 +736,26 @@ def test_kv_stability_tab_says_why_it_is_empty(qtbot, state, language):
     assert panel.stab_summary.text() == tr("kvbench.no_worker")
 
 
+def test_kv_stability_tab_is_built_a_part_per_turn(qtbot, state):
+    """Its whole build in one event-loop turn was ~80-150 ms of GUI-thread CPU: the idle build
+    makes one part per call, and a learner opening the tab first gets its words at once and
+    the finished tab a few turns later."""
+    idle = shown(qtbot, KVBenchPanel())
+    made = []
+    while idle.build_later_part():
+        made.append((len(idle.stab_plots), hasattr(idle, "stab_colorbar"), idle._stability_built))
+    assert made == [(0, False, False), (1, False, False), (2, False, False), (2, True, False), (2, True, True)]
+
+    clicked = shown(qtbot, KVBenchPanel())
+    clicked.show_state(state)
+    clicked.tabs.setCurrentWidget(clicked.stability_tab)
+    assert clicked.stab_explain.text() == tr("kvstab.explain") and not clicked.stab_plots  # this turn: its words
+    qtbot.waitUntil(lambda: clicked._stability_built, timeout=2000)  # no idle builder: the tab finishes itself
+    assert set(clicked.stab_plots) == {"causal", "bidirectional"} and clicked.stab_colorbar.scene() is not None
+    assert clicked.stab_summary.text() == tr("kvbench.no_worker")  # filled with what it knows
+    assert not clicked.build_later_part()
+
+
 def test_the_live_kv_curves_are_one_pixel_lines(qtbot):
     """A wider antialiased line takes the raster engine's slow path: the live plot repainted
     ten times a second during a benchmark (issue 19)."""

@@ -146,13 +146,19 @@ class KVBenchPanel(Panel):
         self.tabs = QTabWidget(self)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.bench_tab = QWidget(self.tabs)
-        # the stability tab's contents (two maps, a colour bar: ~0.1 s, the costliest part of this
-        # panel) are built when the tab is first shown, or in an idle turn of their own
-        # (build_later_part): not in the same event-loop turn as the rest of the panel
+        # the stability tab's contents (two maps, a colour bar: ~80-150 ms, the costliest part of this
+        # panel) are built a part per turn: in idle turns of their own (build_later_part), or from
+        # the tab's first look (_start_stability_tab); never in the rest of the panel's turn
         self.stability_tab = QWidget(self.tabs)
         self.stability_tab.showEvent = self._stability_tab_shown  # type: ignore[method-assign]
         self._stability_built = False  # all of it (_stability_parts: how many of its parts are)
         self._stability_parts = 0
+        # opened before the idle build finished it: its first part at once, the others one per
+        # event-loop turn right after (all of them in the click's turn: ~80-150 ms of GUI-thread CPU)
+        self._stability_turn = QTimer(self)
+        self._stability_turn.setSingleShot(True)
+        self._stability_turn.setInterval(0)
+        self._stability_turn.timeout.connect(self._build_stability_turn)
         self.tabs.addTab(self.bench_tab, "")
         self.tabs.addTab(self.stability_tab, "")
         self._build_bench_tab()
@@ -275,13 +281,26 @@ class KVBenchPanel(Panel):
         return True
 
     def _build_stability_tab(self) -> None:
-        """All of the stability tab now (its first look)."""
+        """All of the stability tab now (a caller that needs it whole: an export, a test)."""
         while not self._stability_built:
             self._build_stability_part()
 
+    def _start_stability_tab(self) -> None:
+        """The learner opened the tab: its words and empty view now, its plots in the next turns."""
+        if self._stability_built:
+            return
+        if self._stability_parts == 0:
+            self._build_stability_part()
+        self._stability_turn.start()
+
+    def _build_stability_turn(self) -> None:
+        if self.build_later_part() and not self._stability_built:
+            self._stability_turn.start()
+
     def _build_stability_part(self) -> None:
-        """One of the stability tab's parts, ~35-50 ms each: its words and the causal map, the
-        bidirectional map, then the colour bar and the cells' labels (the tab is complete)."""
+        """One of the stability tab's parts, ~10-25 ms each (2 busy cores): its words and view,
+        the causal map, the bidirectional map, the colour bar, then the cells' labels and notes
+        with the numbers (the tab is complete)."""
         part, self._stability_parts = self._stability_parts, self._stability_parts + 1
         if part == 0:
             tab = self.stability_tab
@@ -308,19 +327,23 @@ class KVBenchPanel(Panel):
             layout.addLayout(row)
             layout.addWidget(self.stab_view, 1)
             layout.addWidget(self.stab_summary)
-        if part in (0, 1):
-            mode = ("causal", "bidirectional")[part]
-            plot = self.stab_view.addPlot(row=0, col=part, enableMenu=False)
+            self._retranslate_stability()
+            return
+        if part in (1, 2):
+            mode = ("causal", "bidirectional")[part - 1]
+            plot = self.stab_view.addPlot(row=0, col=part - 1, enableMenu=False)
             configure_map_plot(plot)
             image = pg.ImageItem(axisOrder="row-major")
             plot.addItem(image)
             self.stab_plots[mode] = plot
             self.stab_images[mode] = image
             return
-        self.stab_cmap = pg.ColorMap([0.0, 0.35, 1.0], [(255, 255, 255), (253, 141, 60), (127, 0, 0)])
-        self.stab_colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.stab_cmap, interactive=False, width=14)
-        self.stab_colorbar.setImageItem(list(self.stab_images.values()))
-        self.stab_view.addItem(self.stab_colorbar, row=0, col=2)
+        if part == 3:
+            self.stab_cmap = pg.ColorMap([0.0, 0.35, 1.0], [(255, 255, 255), (253, 141, 60), (127, 0, 0)])
+            self.stab_colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.stab_cmap, interactive=False, width=14)
+            self.stab_colorbar.setImageItem(list(self.stab_images.values()))
+            self.stab_view.addItem(self.stab_colorbar, row=0, col=2)
+            return
         # per map: the cells' values (one item paints them all: a TextItem per cell cost 0.4 s on
         # the tab's first look), and one "all zero" message when the cells are too many
         self._stab_cells = {mode: CellLabels() for mode in self.stab_plots}
@@ -328,7 +351,6 @@ class KVBenchPanel(Panel):
             plot.addItem(self._stab_cells[mode])
         self._stab_notes = {mode: TextPool(plot, fill=(255, 255, 255, 220)) for mode, plot in self.stab_plots.items()}
         self._stability_built = True
-        self._retranslate_stability()
         self._fill_stability()
 
     # ------------------------------------------------------------------ wiring
@@ -418,7 +440,7 @@ class KVBenchPanel(Panel):
             self.plot_legend.addItem(curve, text)
 
     def _retranslate_stability(self) -> None:
-        if not self._stability_built:
+        if self._stability_parts == 0:  # its words are made by the first part
             return
         self.stab_explain.setText(tr("kvstab.explain"))
         self.stab_show_label.setText(tr("kvstab.show"))
@@ -754,13 +776,13 @@ class KVBenchPanel(Panel):
 
     # ------------------------------------------------------------------ K/V stability
     def _stability_tab_shown(self, event) -> None:
-        self._build_stability_tab()
+        self._start_stability_tab()
         QWidget.showEvent(self.stability_tab, event)
         self._request_stability()
 
     def _tab_changed(self, _index: int) -> None:
         if self.tabs.currentWidget() is self.stability_tab:
-            self._build_stability_tab()  # its first look (the panel itself may be out of sight)
+            self._start_stability_tab()  # its first look (the panel itself may be out of sight)
         self._request_stability()
 
     def show_stability_tab(self) -> None:
@@ -776,7 +798,8 @@ class KVBenchPanel(Panel):
     def _request_stability(self) -> None:
         """Compute K/V stability for the current text when its tab is on screen (cheap: 4 passes)."""
         state = self.state
-        if (state is None or not self._stability_built or not self.is_served("stability_wanted")
+        # asked once the tab has its words (the worker measures while its plots are built)
+        if (state is None or self._stability_parts == 0 or not self.is_served("stability_wanted")
                 or not self.stability_tab.isVisible()):
             return
         key = text_key(state)
