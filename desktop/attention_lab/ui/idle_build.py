@@ -8,7 +8,7 @@ timer builds one such panel per turn of the event loop, shows it (in its dock be
 polished and laid out, out of sight) on the next turn, draws the newest analysis into it on
 the turn after, then, one per turn, the parts the panel left for later
 (:meth:`Panel.build_later_part`: the KV panel's stability tab, ~0.1 s; the mask's two bar
-plots), so the window answers input between every two steps and the first click on a tab
+plots; the head grid's "one head" plots and colour bar), so the window answers input between every two steps and the first click on a tab
 only shows what exists.  It waits while an analysis is being drawn (the learner's edit comes first) and
 while the worker computes (for a while), and stops when every panel is built and drawn.
 """
