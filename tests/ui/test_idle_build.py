@@ -36,6 +36,32 @@ def test_idle_build_leaves_every_panel_built_drawn_and_working(qtbot, make_windo
     qtbot.waitUntil(lambda: mask.has_data() and "panel.mask" not in window.panels_waiting, timeout=TIMEOUT_MS)
 
 
+def _build_parts_in_sight(window) -> None:
+    """What the idle builder does first (the later parts of the panels in sight), done by hand."""
+    for pid in FIRST_VIEW_PANELS:
+        while window.panel(pid).build_later_part():
+            pass
+
+
+def test_the_parts_of_the_panels_in_sight_come_before_the_hidden_panels(qtbot, make_window):
+    """Issue 18: the head grid's "one head" plots (one click away) are the idle build's first
+    turns, before any hidden panel (a tab away): last in line, the soak's learner opened that
+    tab before they existed and its click made them."""
+    from attention_lab.ui.panels.ids import PanelId
+
+    window = make_window()
+    builder = install_idle_build(window, start_delay_ms=10_000, turn_ms=10_000)  # stepped by hand
+    qtbot.waitUntil(lambda: window.last_state is not None and not window.session.worker.busy, timeout=TIMEOUT_MS)
+    grid = window.panel(PanelId.HEAD_GRID)
+    assert grid._head_plot_pool == [] and grid._head_bar is None
+    for _turn in range(3):
+        builder.step()
+    assert builder.steps == [("part", PanelId.HEAD_GRID)] * 3
+    assert len(grid._head_plot_pool) == 2 and grid._head_bar is not None
+    builder.step()
+    assert builder.steps[-1][0] == "build"  # then the hidden panels
+
+
 def test_idle_build_waits_for_an_analysis_being_drawn(qtbot, make_window):
     window = make_window()
     builder = install_idle_build(window, start_delay_ms=10_000, turn_ms=5)
@@ -47,6 +73,7 @@ def test_idle_build_waits_for_an_analysis_being_drawn(qtbot, make_window):
         assert all(window.built_panel(pid) is None for pid in window.docks if pid not in FIRST_VIEW_PANELS)
     finally:
         redraw.showing = redraw.last_state
+    _build_parts_in_sight(window)
     builder.step()  # now it builds one panel ...
     built = [pid for pid in window.docks if pid not in FIRST_VIEW_PANELS and window.built_panel(pid) is not None]
     assert len(built) == 1
@@ -96,6 +123,7 @@ def test_a_panel_is_shown_on_the_turn_after_its_build_and_the_worker_is_waited_f
     window = make_window()
     builder = install_idle_build(window, start_delay_ms=10_000, turn_ms=10_000)  # stepped by hand
     qtbot.waitUntil(lambda: window.last_state is not None and not window.session.worker.busy, timeout=TIMEOUT_MS)
+    _build_parts_in_sight(window)
     builder.step()
     (kind, pid), = builder.steps
     panel = window.built_panel(pid)

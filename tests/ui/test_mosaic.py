@@ -394,3 +394,31 @@ def test_switching_the_one_head_view_keeps_its_plots_and_colour_bar(qtbot, tiny_
     # the maps show the state's head, the second one bidirectional
     h = panel.head
     np.testing.assert_allclose(panel._head_plots[1][1].image, state.attention_bidirectional[h].numpy(), atol=1e-6)
+
+
+def test_the_one_head_plots_are_built_in_idle_parts_and_used_when_the_tab_opens(qtbot, tiny_checkpoint):
+    """Issue 18 (the soak's ``set_head`` stalls: the "one head" tab's first opening made two
+    PlotItems and a ColorBarItem, 45-150 ms of CPU): each is one :meth:`build_later_part`, and
+    the tab opened afterwards shows those very objects, the bar setting both maps' levels."""
+    import pyqtgraph as pg
+    from attention_lab.ui.panels.head_grid import HeadGridPanel
+    from state_factory import build_state, load
+
+    state = build_state(load(tiny_checkpoint), "The big dog bit the mailman yesterday.")
+    panel = HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 600)
+    panel.show()
+    panel.show_state(state)  # the grid tab: the one-head plots not made with it
+    assert panel._head_plot_pool == [] and panel._head_bar is None
+    assert panel.build_later_part() and len(panel._head_plot_pool) == 1  # one part per call
+    assert panel.build_later_part() and len(panel._head_plot_pool) == 2
+    assert panel.build_later_part() and isinstance(panel._head_bar, pg.ColorBarItem)
+    assert not panel.build_later_part()
+    made = [plot for plot, *_rest in panel._head_plot_pool] + [panel._head_bar]
+    panel.tabs.setCurrentIndex(1)  # "One head", side by side
+    qtbot.waitUntil(lambda: panel.head_view.isVisible())
+    assert list(panel.head_view.ci.items) == made  # the parts made in idle time, none made again
+    np.testing.assert_allclose(panel._head_plots[0][1].image, state.attention_causal[panel.head].numpy(), atol=1e-6)
+    panel._head_bar.setLevels((0.2, 0.6))
+    assert all(tuple(image.levels) == pytest.approx((0.2, 0.6)) for _plot, image, _over, _texts in panel._head_plot_pool)

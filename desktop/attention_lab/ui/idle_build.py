@@ -8,7 +8,7 @@ timer builds one such panel per turn of the event loop, shows it (in its dock be
 polished and laid out, out of sight) on the next turn, draws the newest analysis into it on
 the turn after, then, one per turn, the parts the panel left for later
 (:meth:`Panel.build_later_part`: the KV panel's stability tab, ~0.1 s; the mask's two bar
-plots), so the window answers input between every two steps and the first click on a tab
+plots; the head grid's "one head" plots and colour bar), so the window answers input between every two steps and the first click on a tab
 only shows what exists.  It waits while an analysis is being drawn (the learner's edit comes first) and
 while the worker computes (for a while), and stops when every panel is built and drawn.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer
 
+from attention_lab.ui.docks import FIRST_VIEW_PANELS
 from attention_lab.ui.panels.ids import PanelId
 
 START_DELAY_MS = 400  # after the first analysis is drawn: its repaint and the first input come first
@@ -94,6 +95,15 @@ class IdleBuilder(QObject):
                 self.timer.start(self.turn_ms)
                 return
             self._parts_of = None  # nothing left for later: this turn builds the next panel
+        for pid in FIRST_VIEW_PANELS:
+            # the parts of the panels in sight first: one click away (the head grid's "one head"
+            # tab), while a hidden panel is a tab and a click away; last in line, the soak's
+            # learner opened that tab before they were built, 45-150 ms of CPU (issue 18)
+            panel = window.built_panel(pid)
+            if panel is not None and panel.build_later_part():
+                self.steps.append(("part", pid))
+                self.timer.start(self.turn_ms)
+                return
         pending = self._pending()
         if not pending:
             for pid, panel in list(window.panels.items()):  # panels a learner opened before this reached them

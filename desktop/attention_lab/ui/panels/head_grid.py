@@ -77,6 +77,7 @@ METRICS = ("mean_distance", "entropy", "sink_mass", "previous_token", "current_t
 CELL_TEXT_LIMIT = 12  # the enlarged head prints each weight for up to this many tokens
 ONE_MODE, SIDE_BY_SIDE, BUDGET = "mode", "side_by_side", "budget"
 VIEWS = (ONE_MODE, SIDE_BY_SIDE, BUDGET)  # the enlarged head's views, in the combo box's order
+HEAD_COLUMNS_MAX = 2  # the enlarged head's plots side by side at most: causal and bidirectional
 
 
 
@@ -188,6 +189,7 @@ class HeadGridPanel(Panel):
         self._head_plot_pool: list = []  # (plot, image, overlay, cell texts) per column, made once (_build_head)
         self._head_plots: list = []  # those the view shows now
         self._head_bar = None
+        self._head_bar_images = 0  # the pool's first images the colour bar sets the levels of
         row = QHBoxLayout()
         row.addWidget(self.head_label)
         row.addWidget(self.head_spin)
@@ -546,38 +548,54 @@ class HeadGridPanel(Panel):
         if state is not None and self.mosaic.geometry is not None and pool_factor(state.n_tokens, self._grid_pixels()) != self._pool:
             self._render_grid()
 
+    def build_later_part(self) -> bool:
+        """The enlarged head's plots and colour bar, one per idle turn, before the "one head" tab
+        is first opened: made on that click they held it 45-150 ms of CPU (two PlotItems and a
+        ColorBarItem, whose own view box builds a menu; the soak's ``set_head`` stalls, issue 18)."""
+        if len(self._head_plot_pool) < HEAD_COLUMNS_MAX:
+            self._make_head_column()
+            return True
+        if self._head_bar is None:
+            self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
+            return True
+        return False
+
+    def _make_head_column(self) -> None:
+        """One column of the enlarged head (its plot, map, masked overlay and cell values), kept in the pool."""
+        plot = pg.PlotItem(enableMenu=False)
+        configure_map_plot(plot)
+        _fix_token_axis_width(plot)
+        image = HeatImage(("head", True), self._head_hover, None)
+        plot.addItem(image)
+        over = overlay_item()
+        plot.addItem(over)
+        # the cells' values painted by one item (a TextItem per cell: ~2 ms each to make, and
+        # re-placed on every paint; the first switch to one map made 100 of them, 54 ms)
+        values = CellLabels()
+        plot.addItem(values)
+        self._head_plot_pool.append((plot, image, over, values))
+        plot.getViewBox().sigResized.connect(self._show_head_values)
+
     def _build_head(self, count: int) -> None:
         """The enlarged head's plots (one, or causal and bidirectional side by side) and their
-        colour bar in the layout.  Each column's plot is made the first time a view needs it
-        and kept: switching the view only moves them in and out of the layout.  Made again on
-        every switch they held the GUI thread 70-120 ms of CPU each time (two PlotItems and a
-        ColorBarItem, whose own view box builds a menu; the soak's ``_build_head`` stalls)."""
+        colour bar in the layout.  Each column's plot is made once (in idle time, or here when
+        the tab is opened first) and kept: switching the view only moves them in and out of the
+        layout.  Made again on every switch they held the GUI thread 70-120 ms of CPU each time."""
         layout = self.head_view.ci
         for item in list(layout.items):
             layout.removeItem(item)
-        made = len(self._head_plot_pool)
         while len(self._head_plot_pool) < count:
-            plot = pg.PlotItem(enableMenu=False)
-            configure_map_plot(plot)
-            _fix_token_axis_width(plot)
-            image = HeatImage(("head", True), self._head_hover, None)
-            plot.addItem(image)
-            over = overlay_item()
-            plot.addItem(over)
-            # the cells' values painted by one item (a TextItem per cell: ~2 ms each to make, and
-            # re-placed on every paint; the first switch to one map made 100 of them, 54 ms)
-            values = CellLabels()
-            plot.addItem(values)
-            self._head_plot_pool.append((plot, image, over, values))
-            plot.getViewBox().sigResized.connect(self._show_head_values)
-        if self._head_bar is None:
-            self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
-        if len(self._head_plot_pool) != made:
+            self._make_head_column()
+        while self.build_later_part():  # whatever idle time has not made yet
+            pass
+        linked = self._head_bar_images
+        if linked != len(self._head_plot_pool):
             # the bar sets the levels of every kept map (a map out of the layout too: the
             # same levels when it comes back); each image connected to it once
-            for _plot, image, _over, _texts in self._head_plot_pool[:made]:
+            for _plot, image, _over, _texts in self._head_plot_pool[:linked]:
                 image.sigLevelsChanged.disconnect(self._head_bar._levelsChangedHandler)
             self._head_bar.setImageItem([image for _, image, _, _ in self._head_plot_pool])
+            self._head_bar_images = len(self._head_plot_pool)
         self._head_plots = self._head_plot_pool[:count]
         for col, (plot, *_rest) in enumerate(self._head_plots):
             layout.addItem(plot, row=0, col=col)
