@@ -45,3 +45,5 @@ def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
     for entry in lines:  # the arguments the driver was called with, to replay the step
         assert set(entry["arguments"]) == ({"causal"} if entry["action"] == "set_causal" else {"head"})
         assert entry["rss_mb"] > 0 and entry["t_s"] >= 0
+    if sys.platform.startswith("linux"):  # each sample says what the C heap holds (in use, kept, mapped)
+        assert report["samples"] and all(s["heap_in_use_mb"] > 0 and "heap_free_mb" in s for s in report["samples"])
