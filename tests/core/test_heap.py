@@ -1,4 +1,5 @@
-"""give_back_free_heap returns the C heap's free pages: the resident size falls (issue 18)."""
+"""give_back_free_heap returns the C heap's free pages: the resident size falls; the worker trims only
+when glibc keeps more than a bound freed (issue 18)."""
 
 from __future__ import annotations
 
@@ -24,36 +25,29 @@ def test_memory_freed_below_a_block_in_use_goes_back_to_the_system():
     assert len(pinned) == 2000
 
 
-# A child process: mallopt is process-wide and cannot be undone, and the parent's heap has a history.
-# It frees one large tensor (the threshold's raise), then makes 80 MB of tensors over the fixed
-# threshold, each followed by a small block that stays (a Python or Qt object made while the
-# tensor lived), frees the tensors and prints how many MB stayed resident.
-_LARGE_TENSORS_COME_AND_GO = r"""
+# A child process: its heap has no history (the test process's may keep anything freed).  It
+# frees MB of malloc'd blocks under one that stays (as a job's tensors, cut from the heap once
+# glibc's threshold has risen, lie under Python's and Qt's objects), asks the bound whether to
+# trim, and prints: trimmed?, the resident MB that went away, trimmed again at once?
+_A_JOB_FREES = r"""
 import sys
-import torch
-from attention_lab.core.heap import LARGE_BLOCK_BYTES, fix_large_block_threshold
+from attention_lab.core.heap import KeptHeapBound
 
 def resident_mb():
     with open("/proc/self/status", encoding="ascii") as status:
         return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
 
-if sys.argv[1] == "fixed":
-    assert fix_large_block_threshold()
-torch.set_num_threads(1)
-floats = max(LARGE_BLOCK_BYTES, 1024 * 1024) // 4  # a tensor at (or over) the threshold: attention maps, say
-first = torch.ones(4 * floats)  # its own mapping; freed, it raises glibc's threshold over the others' size
-del first
-before = resident_mb()
-tensors, kept = [], []
-for _ in range(80 * 1024 * 1024 // (4 * floats)):
-    tensors.append(torch.ones(floats))
-    kept.append(bytes(2000))  # malloc'd (over pymalloc's 512 bytes), lives on
-del tensors
-print(round(resident_mb() - before, 1))
+bound = KeptHeapBound(bound_bytes=64 * 1024 * 1024)
+blocks = [bytes(2000) for _ in range(int(sys.argv[1]) * 512)]  # argv[1] MB (over pymalloc's 512 bytes)
+pinned = bytes(2000)  # allocated last, on top: glibc cannot shrink the heap from its top
+del blocks
+held = resident_mb()
+trimmed = bound.after_job()
+print(trimmed, round(held - resident_mb(), 1), bound.after_job())
 """
 
 
-def _resident_growth_mb(mode: str) -> float:
+def _after_a_job_freeing(mb: int) -> tuple[bool, float, bool]:
     import os
     import subprocess
     from pathlib import Path
@@ -61,25 +55,34 @@ def _resident_growth_mb(mode: str) -> float:
     desktop = Path(__file__).resolve().parents[2] / "desktop"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(desktop), os.environ.get("PYTHONPATH", "")])}
     env.pop("GLIBC_TUNABLES", None)  # glibc's own defaults, whatever the caller set
-    done = subprocess.run([sys.executable, "-c", _LARGE_TENSORS_COME_AND_GO, mode], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", _A_JOB_FREES, str(mb)], capture_output=True, text=True,
                           env=env, timeout=120, check=True)
-    return float(done.stdout.split()[-1])
+    trimmed, given_back_mb, trimmed_again = done.stdout.split()
+    return trimmed == "True", float(given_back_mb), trimmed_again == "True"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mmap threshold; other allocators map large blocks on their own")
-def test_freed_tensors_leave_the_resident_size_once_the_large_block_threshold_is_fixed():
-    # glibc's default: the first freed tensor raised the threshold, the later ones came from the
-    # heap under blocks still in use, and their 80 MB stay resident after they are freed
-    assert _resident_growth_mb("default") > 60
-    # fixed: each had its own mapping, returned when it was freed
-    assert _resident_growth_mb("fixed") < 10
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallinfo2 and malloc_trim")
+def test_a_job_that_frees_more_than_the_bound_leaves_less_than_the_bound_kept():
+    trimmed, given_back_mb, trimmed_again = _after_a_job_freeing(120)
+    assert trimmed
+    assert given_back_mb > 120 - 64  # what stays kept and resident is under the bound
+    # the freed blocks stay on glibc's lists (mallinfo2 still counts them), their pages are gone:
+    # the next job's check does not trim again until the resident size has grown by the bound
+    assert not trimmed_again
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallinfo2 and malloc_trim")
+def test_a_job_that_frees_less_than_the_bound_keeps_it_for_the_next_job():
+    trimmed, given_back_mb, _ = _after_a_job_freeing(30)
+    assert not trimmed
+    assert given_back_mb < 5  # still resident: the next analysis reuses those pages
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallinfo2")
 def test_heap_usage_counts_blocks_in_use_and_the_large_ones_mapped():
     import ctypes
 
-    from attention_lab.core.heap import LARGE_BLOCK_BYTES, heap_usage_mb
+    from attention_lab.core.heap import heap_usage_mb
 
     libc = ctypes.CDLL("libc.so.6")
     libc.malloc.restype = ctypes.c_void_p
@@ -96,4 +99,4 @@ def test_heap_usage_counts_blocks_in_use_and_the_large_ones_mapped():
         libc.free(block)
     after = heap_usage_mb()
     assert held["heap_in_use_mb"] - after["heap_in_use_mb"] > 35
-    assert after["mapped_blocks_mb"] <= before["mapped_blocks_mb"] + LARGE_BLOCK_BYTES / 2**20
+    assert after["mapped_blocks_mb"] <= before["mapped_blocks_mb"] + 0.125  # glibc's smallest mmap threshold: 128 KiB

@@ -10,19 +10,16 @@ with the heap trimmed after each window it stayed at 440-470 MB.  ``malloc_trim(
 every whole free page back (``madvise``), in every arena, keeping the blocks in use where
 they are.
 
-:func:`fix_large_block_threshold` keeps the large blocks out of the heap in the first place.
-glibc serves a block of ``M_MMAP_THRESHOLD`` or more (128 KiB at start) with its own ``mmap``,
-unmapped the moment it is freed; but each time such a block is freed, glibc raises the
-threshold to that block's size (up to 32 MiB), so once the first large tensors of a long text
-(one layer's attention maps: heads x positions x positions floats, 3 MB for the demo model at
-256 tokens; its logits, 8 MB) have come and gone, every later tensor of their size is cut from the heap, between small blocks that stay, and its pages stay resident
-after it is freed.  Pinning the threshold (``mallopt``) stops the raise.  Measured on an
-8-minute soak (the same seeded actions, 1,600-1,700 of them, on 2 busy cores): the heap glibc
-held grew 222 -> 380 MB, 166 MB of it freed but kept, with the raise; 136 -> 153 MB, 15-25 MB
-kept, with the threshold pinned at 128 KiB (median resident size -18 MB, peak -58 MB).  The
-price: each large tensor's pages are fresh (page faults) instead of reused: +40 k faults, about
-+100 ms of system time per 256-token analysis of the demo model and +20 ms per edit update there
-(on the busy machine); short texts' tensors are under the threshold and pay nothing.
+The worker keeps what it holds bounded (:func:`trim_when_kept_over`, after every job): glibc
+serves a large block (``M_MMAP_THRESHOLD`` or more: 128 KiB at start) with its own mapping, but
+each time such a block is freed it raises the threshold to that block's size (up to 32 MiB), so
+once a long text's tensors (one layer's attention maps: 3 MB for the demo model at 256 tokens;
+its logits, 8 MB) have come and gone, later ones are cut from the heap, and what they free stays
+resident.  Pinning the threshold at start-up (``mallopt``; measured on an 8-minute soak: kept
+heap 166 -> 15-25 MB, median resident size -18 MB) cost every long analysis fresh pages: 60-100 %
+more CPU per 256-token analysis (202 -> 321 ms, 18 k -> 56 k page faults).  Reusing the kept
+pages is what makes the dynamic threshold fast, so it stays; the heap is trimmed only when what
+it keeps freed exceeds :data:`KEPT_HEAP_BOUND_BYTES`.
 """
 
 from __future__ import annotations
@@ -33,17 +30,12 @@ import sys
 
 _trim = None  # libc's malloc_trim, once looked up; False where there is none
 
-# mallopt's parameters (glibc's malloc.h)
-M_TRIM_THRESHOLD = -1
-M_MMAP_THRESHOLD = -3
-
-# Blocks this large or larger get their own mapping, returned to the system when freed: glibc's
-# starting threshold, kept.  Tensors of the demo model's analysis are mostly above it (one
-# layer's attention maps at 256 positions: 3 MB); Python's objects and Qt's are far below.
-LARGE_BLOCK_BYTES = 128 * 1024
-# A heap's free top beyond this goes back at once: glibc's starting value too (the dynamic
-# raise doubles it along with the mmap threshold).
-TRIM_TOP_BYTES = 128 * 1024
+# What glibc may keep freed before the worker trims: a few long analyses' worth of tensors (each
+# 256-token analysis of the demo model frees 10-20 MB), so the pages the next analysis reuses stay
+# and a trim (which walks and locks every arena) comes once every several long texts, not per
+# job; the soak with the dynamic threshold kept up to 166 MB freed, the app's whole heap in use is
+# 120-150 MB.
+KEPT_HEAP_BOUND_BYTES = 64 * 1024 * 1024
 
 
 def _libc():
@@ -58,25 +50,27 @@ def _libc():
         return None
 
 
-def fix_large_block_threshold(large_block_bytes: int = LARGE_BLOCK_BYTES, trim_top_bytes: int = TRIM_TOP_BYTES) -> bool:
-    """Keep glibc from raising its mmap threshold: blocks of ``large_block_bytes`` or more (the
-    tensors) always get their own mapping, given back when freed.  True when set (glibc only;
-    elsewhere a no-op: other allocators map large blocks on their own).  Call once at start-up."""
-    libc = _libc()
-    if libc is None:
-        return False
-    libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    libc.mallopt.restype = ctypes.c_int
-    # either setting turns glibc's dynamic raise off (it stops adjusting both); set both so
-    # neither keeps a raised value from before the call
-    return bool(libc.mallopt(M_MMAP_THRESHOLD, large_block_bytes)) and bool(libc.mallopt(M_TRIM_THRESHOLD, trim_top_bytes))
-
-
 class _MallInfo2(ctypes.Structure):
     """glibc's ``struct mallinfo2`` (2.33 and later): byte counts as ``size_t``."""
 
     _fields_ = [(name, ctypes.c_size_t) for name in (
         "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+_mallinfo2_fn = None  # libc's mallinfo2, once looked up; False where there is none
+
+
+def _mallinfo2() -> _MallInfo2 | None:
+    """glibc's counts over every arena (it walks their free lists: tens of microseconds), or None."""
+    global _mallinfo2_fn
+    if _mallinfo2_fn is None:
+        libc = _libc()
+        _mallinfo2_fn = getattr(libc, "mallinfo2", None) if libc is not None else None
+        if _mallinfo2_fn is None:
+            _mallinfo2_fn = False
+        else:
+            _mallinfo2_fn.restype = _MallInfo2
+    return _mallinfo2_fn() if _mallinfo2_fn else None
 
 
 def heap_usage_mb() -> dict[str, float]:
@@ -86,12 +80,9 @@ def heap_usage_mb() -> dict[str, float]:
     resident size minus these is everything malloc does not count: code, Python's object arenas,
     thread stacks.  A soak that grows in ``heap_free_mb`` keeps freed memory; in
     ``heap_in_use_mb``, holds on to something."""
-    libc = _libc()
-    mallinfo2 = getattr(libc, "mallinfo2", None) if libc is not None else None
-    if mallinfo2 is None:
+    info = _mallinfo2()
+    if info is None:
         return {}
-    mallinfo2.restype = _MallInfo2
-    info = mallinfo2()
     mb = 1024 * 1024
     return {"heap_in_use_mb": round(info.uordblks / mb, 1), "heap_free_mb": round(info.fordblks / mb, 1),
             "mapped_blocks_mb": round(info.hblkhd / mb, 1)}
@@ -110,3 +101,47 @@ def give_back_free_heap() -> bool:
             _trim.argtypes = [ctypes.c_size_t]
             _trim.restype = ctypes.c_int
     return bool(_trim(0)) if _trim else False
+
+
+def kept_heap_bytes() -> int | None:
+    """Bytes glibc keeps freed in its heaps (every arena), or None (no glibc 2.33+).  A trim does
+    not lower it: the freed blocks stay on glibc's lists, only their pages go back."""
+    info = _mallinfo2()
+    return None if info is None else info.fordblks
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm", "rb") as statm:  # pages: size, resident, ...
+        return int(statm.read().split()[1]) * _PAGE_BYTES
+
+
+_PAGE_BYTES = 4096
+
+
+class KeptHeapBound:
+    """Trims the heap after a job when glibc keeps more than ``bound_bytes`` freed that may be
+    resident (see the module docstring).  ``mallinfo2``'s free count stays where it was after a
+    trim (the blocks stay listed, their pages are gone), so a second trim waits until the resident
+    size has also grown by ``bound_bytes`` since the last one: freed pages touched again.  Checking
+    costs a ``mallinfo2`` call and a ``/proc`` read (microseconds); trimming, tens of ms."""
+
+    def __init__(self, bound_bytes: int = KEPT_HEAP_BOUND_BYTES):
+        self.bound_bytes = bound_bytes
+        self.trims = 0
+        self._resident_after_trim: int | None = None
+
+    def after_job(self) -> bool:
+        """Trim when over the bound; True when it did (glibc only)."""
+        kept = kept_heap_bytes()
+        if kept is None or kept <= self.bound_bytes:
+            return False
+        if self._resident_after_trim is not None and _resident_bytes() - self._resident_after_trim <= self.bound_bytes:
+            return False
+        trimmed = give_back_free_heap()
+        self._resident_after_trim = _resident_bytes()
+        self.trims += trimmed
+        return trimmed
+
+
+#: the process's one bound: the heap is the process's, whichever worker ran the job
+KEPT_HEAP = KeptHeapBound()

@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from attention_lab.core.heap import fix_large_block_threshold
 
 SMOKE_TIMEOUT_S = 180
 LATE_JOIN_S = 60.0
@@ -182,8 +181,6 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     if args.screenshot and not os.environ.get("QT_QPA_PLATFORM") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
-    # before the first tensor: large blocks keep their own mappings for the whole session (issue 18)
-    fix_large_block_threshold()
     # torch before PySide6: PySide6's import hook (shibokensupport's __feature__ support)
     # reads the source of every module imported after it, and torch brings ~1200 of them
     # (0.2 s of start-up).  The window needs torch for its first analysis anyway.

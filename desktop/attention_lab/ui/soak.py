@@ -221,9 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    from attention_lab.core.heap import fix_large_block_threshold, heap_usage_mb
+    from attention_lab.core.heap import KEPT_HEAP, heap_usage_mb
 
-    fix_large_block_threshold()  # as the app starts (ui.launch): the soak measures the app's heap
     __import__("torch")
     import pyqtgraph as pg
     from PySide6.QtCore import QSettings
@@ -305,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             now = time.monotonic()
             if now >= next_sample:
                 samples.append({"t_s": round(now - started, 1), "rss_mb": round(resident_mb(), 1),
-                                **heap_usage_mb(), **ledger.take_sample(), "steps": sum(done.values())})
+                                **heap_usage_mb(), "heap_trims": KEPT_HEAP.trims, **ledger.take_sample(), "steps": sum(done.values())})
                 next_sample = now + args.sample_s
     finally:
         if log is not None:
