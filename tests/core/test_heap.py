@@ -1,4 +1,5 @@
-"""give_back_free_heap returns the C heap's free pages: the resident size falls (issue 18)."""
+"""give_back_free_heap returns the C heap's free pages: the resident size falls; the worker trims only
+when glibc keeps more than a bound freed (issue 18)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,80 @@ def test_memory_freed_below_a_block_in_use_goes_back_to_the_system():
     assert give_back_free_heap()
     assert held - _resident_mb() > 60  # most of the 120 MB is back; without the trim none of it
     assert len(pinned) == 2000
+
+
+# A child process: its heap has no history (the test process's may keep anything freed).  It
+# frees MB of malloc'd blocks under one that stays (as a job's tensors, cut from the heap once
+# glibc's threshold has risen, lie under Python's and Qt's objects), asks the bound whether to
+# trim, and prints: trimmed?, the resident MB that went away, trimmed again at once?
+_A_JOB_FREES = r"""
+import sys
+from attention_lab.core.heap import KeptHeapBound
+
+def resident_mb():
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+
+bound = KeptHeapBound(bound_bytes=64 * 1024 * 1024)
+blocks = [bytes(2000) for _ in range(int(sys.argv[1]) * 512)]  # argv[1] MB (over pymalloc's 512 bytes)
+pinned = bytes(2000)  # allocated last, on top: glibc cannot shrink the heap from its top
+del blocks
+held = resident_mb()
+trimmed = bound.after_job()
+print(trimmed, round(held - resident_mb(), 1), bound.after_job())
+"""
+
+
+def _after_a_job_freeing(mb: int) -> tuple[bool, float, bool]:
+    import os
+    import subprocess
+    from pathlib import Path
+
+    desktop = Path(__file__).resolve().parents[2] / "desktop"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(desktop), os.environ.get("PYTHONPATH", "")])}
+    env.pop("GLIBC_TUNABLES", None)  # glibc's own defaults, whatever the caller set
+    done = subprocess.run([sys.executable, "-c", _A_JOB_FREES, str(mb)], capture_output=True, text=True,
+                          env=env, timeout=120, check=True)
+    trimmed, given_back_mb, trimmed_again = done.stdout.split()
+    return trimmed == "True", float(given_back_mb), trimmed_again == "True"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallinfo2 and malloc_trim")
+def test_a_job_that_frees_more_than_the_bound_leaves_less_than_the_bound_kept():
+    trimmed, given_back_mb, trimmed_again = _after_a_job_freeing(120)
+    assert trimmed
+    assert given_back_mb > 120 - 64  # what stays kept and resident is under the bound
+    # the freed blocks stay on glibc's lists (mallinfo2 still counts them), their pages are gone:
+    # the next job's check does not trim again until the resident size has grown by the bound
+    assert not trimmed_again
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallinfo2 and malloc_trim")
+def test_a_job_that_frees_less_than_the_bound_keeps_it_for_the_next_job():
+    trimmed, given_back_mb, _ = _after_a_job_freeing(30)
+    assert not trimmed
+    assert given_back_mb < 5  # still resident: the next analysis reuses those pages
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallinfo2")
+def test_heap_usage_counts_blocks_in_use_and_the_large_ones_mapped():
+    import ctypes
+
+    from attention_lab.core.heap import heap_usage_mb
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.malloc.restype = ctypes.c_void_p
+    libc.malloc.argtypes = [ctypes.c_size_t]
+    libc.free.argtypes = [ctypes.c_void_p]
+    before = heap_usage_mb()
+    assert set(before) == {"heap_in_use_mb", "heap_free_mb", "mapped_blocks_mb"}
+    small = [libc.malloc(4000) for _ in range(10_000)]  # 40 MB of heap blocks
+    large = libc.malloc(64 * 1024 * 1024)  # over glibc's largest threshold: always its own mapping
+    held = heap_usage_mb()
+    assert held["heap_in_use_mb"] - before["heap_in_use_mb"] > 35
+    assert held["mapped_blocks_mb"] - before["mapped_blocks_mb"] > 63
+    for block in [*small, large]:
+        libc.free(block)
+    after = heap_usage_mb()
+    assert held["heap_in_use_mb"] - after["heap_in_use_mb"] > 35
+    assert after["mapped_blocks_mb"] <= before["mapped_blocks_mb"] + 0.125  # glibc's smallest mmap threshold: 128 KiB

@@ -51,3 +51,5 @@ def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
     over_goal = [entry for entry in lines if entry["stall_ms"] > STALL_GOAL_MS and not entry["startup"]]
     assert report["summary"]["stalls_over_goal"] == len(over_goal)
     assert sum(report["summary"]["over_goal_by_action"].values()) == len(over_goal)
+    if sys.platform.startswith("linux"):  # each sample says what the C heap holds (in use, kept, mapped)
+        assert report["samples"] and all(s["heap_in_use_mb"] > 0 and "heap_free_mb" in s for s in report["samples"])

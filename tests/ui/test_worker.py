@@ -181,3 +181,20 @@ def test_the_worker_hands_the_gil_back_within_a_millisecond(qtbot):
         assert w.shutdown(2.0)
     finally:
         sys.setswitchinterval(before)
+
+
+def test_the_heap_bound_is_checked_on_the_worker_after_every_job(qtbot, monkeypatch):
+    # issue 18: the trim (core.heap.KeptHeapBound) locks glibc's arenas: on the worker, after the job
+    from attention_lab.ui import worker as worker_module
+
+    checks = []
+    monkeypatch.setattr(worker_module.KEPT_HEAP, "after_job", lambda: checks.append(threading.current_thread().name))
+    worker = InferenceWorker(name="bound-test-worker")
+    try:
+        done = threading.Event()
+        worker.submit("a", lambda cancel, progress: 1)
+        worker.submit("b", lambda cancel, progress: done.set())
+        assert done.wait(10)
+    finally:
+        assert worker.shutdown()
+    assert checks == ["bound-test-worker", "bound-test-worker"]

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+
 SMOKE_TIMEOUT_S = 180
 LATE_JOIN_S = 60.0
 

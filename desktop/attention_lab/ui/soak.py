@@ -6,7 +6,9 @@ Opens the main window (offscreen when there is no display) on the bundled demo m
 performs random learner actions from :data:`attention_lab.ui.learner_driver.ACTIONS`
 (the ones the stateful test draws from, with a seeded ``random.Random``), letting the
 window settle after each and checking it with :mod:`attention_lab.ui.learner_checks`.
-Every ``--sample-s`` seconds it records the resident memory (``VmRSS``) and the longest
+Every ``--sample-s`` seconds it records the resident memory (``VmRSS``; with glibc also what
+the C heap holds: in use, freed but kept, large blocks mapped: ``core.heap.heap_usage_mb``,
+to tell a leak from memory glibc keeps) and the longest
 stall of the GUI thread since the last sample (the longest gap between the beats of a
 5 ms timer: :class:`attention_lab.ui.perf_probe.Heartbeat`).
 
@@ -252,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
+    from attention_lab.core.heap import KEPT_HEAP, heap_usage_mb
+
     __import__("torch")
     import pyqtgraph as pg
     from PySide6.QtCore import QSettings
@@ -334,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             now = time.monotonic()
             if now >= next_sample:
                 samples.append({"t_s": round(now - started, 1), "rss_mb": round(resident_mb(), 1),
-                                **ledger.take_sample(), "steps": sum(done.values())})
+                                **heap_usage_mb(), "heap_trims": KEPT_HEAP.trims, **ledger.take_sample(), "steps": sum(done.values())})
                 next_sample = now + args.sample_s
     finally:
         if log is not None:

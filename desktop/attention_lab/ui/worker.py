@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
+from attention_lab.core.heap import KEPT_HEAP
 from attention_lab.core.jobs import Cancelled
 
 
@@ -289,6 +290,9 @@ class InferenceWorker(QObject):
             finally:
                 with self._lock:
                     self._running = None
+            # the job's tensors are freed and its result is on its way: trim here, not on the
+            # GUI thread, when glibc keeps too much of what they freed (issue 18, core.heap)
+            KEPT_HEAP.after_job()
 
     def _run(self, job: Job) -> None:
         if job.cancelled:
