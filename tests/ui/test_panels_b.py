@@ -139,6 +139,8 @@ def test_mask_panel_grid_ascii_and_modes(qtbot, worker, state, tiny_model):
         panel.show_state(state)
     assert panel.has_data()
     n = state.n_tokens
+    # the bar plots are built one per turn after the first paint: the modes can arrive before the second
+    qtbot.waitUntil(lambda: len(panel.bar_plots.findChildren(pg.PlotWidget)) == 2, timeout=LONG)
 
     # the grid: n × n, allowed cells light, the future dark
     image = panel.grid_image.image
