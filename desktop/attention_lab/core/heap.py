@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import mmap
 import sys
 
 _trim = None  # libc's malloc_trim, once looked up; False where there is none
@@ -122,7 +123,7 @@ def _resident_bytes() -> int:
         return int(statm.read().split()[1]) * _PAGE_BYTES
 
 
-_PAGE_BYTES = 4096
+_PAGE_BYTES = mmap.PAGESIZE  # 4 KiB on x86-64; 16 or 64 KiB on some ARM kernels (Windows too: no `resource` there)
 
 
 class KeptHeapBound:

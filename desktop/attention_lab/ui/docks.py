@@ -232,11 +232,13 @@ class Docks:
         leaves two more tab bars behind each time (Qt 6.12: the old bars stay shown, stacked under
         the new ones and painted with them), so each Reset cost more than the last (300-350 ms in
         the 30-minute soak).  The sizes are set again by the window (:meth:`apply_default_sizes`)."""
-        if self.in_default_places():
+        in_place = self.in_default_places()
+        if in_place:
             for dock in self.docks.values():  # a closed dock comes back to its place...
                 dock.show()
             self.window.layout().activate()
-        if not self.in_default_places():  # ... unless it was moved before it was closed
+            in_place = self.in_default_places()  # ... unless it was moved before it was closed
+        if not in_place:
             for dock in self.docks.values():
                 if dock.isFloating():  # setFloating(False) on a docked one still costs ~5 ms (Qt 6.12)
                     dock.setFloating(False)

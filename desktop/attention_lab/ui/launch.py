@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-
 SMOKE_TIMEOUT_S = 180
 LATE_JOIN_S = 60.0
 
