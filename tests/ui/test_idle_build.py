@@ -6,6 +6,11 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+import pyqtgraph as pg  # noqa: E402
+from PySide6.QtCore import QEvent, QObject  # noqa: E402
+
+from paint_counter import PaintCounter  # noqa: E402
+
 from attention_lab.ui.docks import FIRST_VIEW_PANELS
 from attention_lab.ui import idle_build
 from attention_lab.ui.idle_build import install_idle_build
@@ -106,12 +111,14 @@ def test_one_unit_per_turn_and_the_window_keeps_its_minimum_size(qtbot, make_win
     # the stability tab, in turns of its own: its words, a map, the other map, the colour bar,
     # the cells' labels with the numbers
     kv = [step for step in builder.steps if step[1] == "panel.kvbench" and step[0] != "wait"]
+    # then painted off-screen twice: the axes measure their labels, then are drawn at their widths
     assert kv == [("build", "panel.kvbench"), ("show", "panel.kvbench"), ("draw", "panel.kvbench")] + [
-        ("part", "panel.kvbench")] * 5
+        ("part", "panel.kvbench")] * 5 + [("paint", "panel.kvbench")] * 2
     assert not window.built_panel("panel.kvbench").build_later_part()  # nothing left
     # the mask's two bar plots, one per turn
     assert [step for step in builder.steps if step[1] == "panel.mask" and step[0] != "wait"] == [
-        ("build", "panel.mask"), ("show", "panel.mask"), ("draw", "panel.mask")] + [("part", "panel.mask")] * 2
+        ("build", "panel.mask"), ("show", "panel.mask"), ("draw", "panel.mask")] + [("part", "panel.mask")] * 2 + [
+        ("paint", "panel.mask")] * 2
     assert not window.built_panel("panel.mask").build_later_part()
 
 
@@ -153,3 +160,68 @@ def test_the_kv_stability_tab_is_built_when_first_shown(qtbot, make_window):
     qtbot.waitUntil(lambda: kv.stability() is not None, timeout=TIMEOUT_MS)
     qtbot.waitUntil(lambda: kv.stab_images["causal"].image is not None, timeout=TIMEOUT_MS)
     assert kv._stab_cells["causal"].texts()  # the cells' values written
+
+
+class ResizeCounter(QObject):
+    """``count``: the resize events ``widget`` got."""
+
+    def __init__(self, widget):
+        super().__init__()
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
+        self.count += event.type() == QEvent.Type.Resize
+        return False
+
+
+def _tab_in_sight(window, pid):
+    dock = window.docks[pid]
+    return next(other for other in window.tabifiedDockWidgets(dock) if other.objectName() in FIRST_VIEW_PANELS)
+
+
+def test_a_tab_built_in_idle_time_opens_without_a_new_layout_or_a_second_paint(qtbot, make_window):
+    """Issue 19: Qt lays out only the tab in sight; the docks behind it kept the size they were added
+    with (566 × 312, the KV panel's 100 × 30), so a panel built there was laid out again when its tab
+    opened, every plot resized; and pyqtgraph sizes an axis to its labels only when it paints them, so
+    that first paint re-laid the plots out and painted them all a second time.  Now each is laid out
+    at its tab's size and painted once off-screen in idle time: opening it paints each plot once."""
+    window = make_window()
+    builder = install_idle_build(window, start_delay_ms=10, turn_ms=5)
+    qtbot.waitUntil(lambda: builder.done and not window.session.worker.busy, timeout=TIMEOUT_MS)
+    qtbot.wait(100)
+    for pid in window.docks:
+        if pid not in FIRST_VIEW_PANELS:
+            assert window.docks[pid].size() == _tab_in_sight(window, pid).size(), pid
+    mask = window.built_panel("panel.mask")
+    views = mask.findChildren(pg.GraphicsView)
+    assert len(views) == 3  # the grid and the two bar plots
+    resized = [ResizeCounter(view) for view in views]
+    painted = [PaintCounter(view.viewport()) for view in views]
+    window.docks["panel.mask"].raise_()
+    qtbot.waitUntil(lambda: all(p.count for p in painted), timeout=TIMEOUT_MS)
+    qtbot.wait(300)
+    assert [r.count for r in resized] == [0, 0, 0]
+    assert [p.count for p in painted] == [1, 1, 1]
+
+
+def test_a_tab_opened_after_an_edit_keeps_its_plots_sizes_until_its_measurement_is_drawn(qtbot, make_window):
+    """The Mask tab opened after an edit draws the new analysis, asks for its five modes and draws them:
+    its plots keep their size throughout (the sentence under the table kept its room while measuring; its
+    emptying and refilling resized the bar plots twice, and in a dock just too short for the panel took
+    its scroll bar away and back: two more layouts of the whole panel; issue 19)."""
+    window = make_window()
+    builder = install_idle_build(window, start_delay_ms=10, turn_ms=5)
+    qtbot.waitUntil(lambda: builder.done and not window.session.worker.busy, timeout=TIMEOUT_MS)
+    mask = window.built_panel("panel.mask")
+    assert mask.mode_details() is not None and mask.selected_text.text()  # measured in idle time
+    state = window.last_state
+    window.session.set_layer(1)
+    qtbot.waitUntil(lambda: window.last_state is not state, timeout=TIMEOUT_MS)
+    assert "panel.mask" in window.panels_waiting
+    views = mask.findChildren(pg.GraphicsView)
+    resized = [ResizeCounter(view) for view in views]
+    window.docks["panel.mask"].raise_()
+    qtbot.waitUntil(lambda: mask.state is window.last_state and mask.mode_details() is not None, timeout=TIMEOUT_MS)
+    qtbot.wait(300)
+    assert [r.count for r in resized] == [0] * len(views)

@@ -239,6 +239,62 @@ def test_mask_panel_asks_for_its_modes_after_the_paint(qtbot, state, tiny_model)
     assert runner.submitted == [MASK_MODES] * 2
 
 
+class HoldingRunner(SyncRunner):
+    """A worker stand-in that takes each job and runs it only when ``release`` is called: a
+    measurement under way meanwhile."""
+
+    def __init__(self):
+        super().__init__()
+        self.held: list = []
+
+    def submit(self, kind, fn, *args, on_result=None, on_error=None, on_progress=None, on_cancelled=None):
+        self.submitted.append(kind)
+        self.held.append((fn, args, on_result))
+
+        class _Job:
+            done = False
+
+            def cancel(self):
+                pass
+
+        return _Job()
+
+    def release(self) -> None:
+        held, self.held = self.held, []
+        for fn, args, on_result in held:
+            on_result(fn(*args, cancel=threading.Event(), progress=lambda _p: None))
+
+
+def test_mask_panel_asking_for_its_modes_changes_only_its_status(qtbot, state, tiny_model):
+    """Issue 19: asking the worker (on the turn after the paint) filled the table and the bar plots
+    again with what they already showed, and all three plots were repainted while the worker measured
+    (each of their Python calls waiting on its GIL): the Mask tab's first opening's longest stall.
+    Meanwhile the sentence under the table keeps its room, so the plots keep their size."""
+    runner = HoldingRunner()
+    panel = shown(qtbot, MaskPanel())
+    serve(panel, runner)
+    panel.show_state(state)
+    qtbot.waitUntil(lambda: bool(runner.held), timeout=LONG)
+    runner.release()
+    qtbot.waitUntil(lambda: panel.mode_details() is not None and panel._bar_plots_built == 2, timeout=LONG)
+    qtbot.wait(50)  # laid out
+    sentence = panel.selected_text.height()
+    plots = [panel.sums_plot, panel.leak_plot]
+    sizes = [plot.size() for plot in plots]
+
+    panel.show_state(build_state(tiny_model, position=state.position - 1))  # an edit: no modes yet
+    assert panel.status.text() == tr("mask.computing") and panel.selected_text.text() == ""
+    panel.table.item(0, 0).setData(Qt.ItemDataRole.UserRole, "drawn by show_state")
+    qtbot.waitUntil(lambda: bool(runner.held), timeout=LONG)  # asked, on a later turn
+    assert panel.table.item(0, 0).data(Qt.ItemDataRole.UserRole) == "drawn by show_state"  # not filled again
+    assert panel.status.text() == tr("mask.computing")
+    qtbot.wait(50)
+    assert panel.selected_text.height() == sentence
+    assert [plot.size() for plot in plots] == sizes
+    runner.release()
+    assert panel.mode_details() is not None and panel.selected_text.text() != "" and panel.status.text() == ""
+
+
 def test_mask_panel_builds_its_bar_plots_one_per_part_or_when_first_painted(qtbot, state, tiny_model):
     """The two bar plots are left for later (the whole panel in one turn was the idle build's
     longest step): one per :meth:`build_later_part`, drawn with the newest numbers when the

@@ -211,6 +211,24 @@ class Docks:
             return panel.sizeHint().height()
         return layout.totalHeightForWidth(max(self.window.width() - chrome, panel.minimumSizeHint().width()))
 
+    def size_like_tab_in_sight(self, pid: PanelId, out_of_sight: Callable[[PanelId], bool]) -> bool:
+        """Give ``pid``'s dock, behind a tab, the size of the dock in sight in its tab group; True if it changed.
+
+        Qt lays out only the tab in sight: a dock behind it keeps the size it had when it was added
+        (566 × 312 in a 1600 × 1000 window; the KV panel's 100 × 30) and gets its real size when its tab
+        is first opened.  A panel built and drawn there in idle time was then laid out again, its plots
+        resized and their axes drawn anew, in the turn of that first opening (the Mask panel's, issue 19).
+        Qt keeps the size it is given here (it only moves a dock behind a tab out of the window)."""
+        dock = self.docks[pid]
+        if dock.isFloating() or not out_of_sight(pid):
+            return False
+        in_sight = [other for other in self.window.tabifiedDockWidgets(dock)
+                    if other.objectName() in self.docks and not out_of_sight(PanelId(other.objectName()))]
+        if not in_sight or in_sight[0].size() == dock.size():
+            return False
+        dock.resize(in_sight[0].size())
+        return True
+
     def in_default_places(self) -> bool:
         """Every dock in sight docked where :meth:`arrange` puts it: in its slot's area, in its slot's
         tab group with the other docks in sight (a closed dock is out of its group until shown again)."""

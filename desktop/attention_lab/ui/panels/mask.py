@@ -390,7 +390,11 @@ class MaskPanel(Panel):
         self._pending_key = key
         self._error = None
         self.modes_wanted.emit(state)
-        self._fill_why()
+        # only the status can change here (a failure's message gives way to "measuring…"): the
+        # table and bars already show this state without modes, and filling them again repainted
+        # all three plots while the worker measured (their Python calls waiting on its GIL: the
+        # first opening's longest stall, issue 19)
+        self._fill_status(self.mode_details())
 
     def show_mask_modes(self, result: MaskModes) -> None:
         """The session's measurement; dropped unless it is for the state asked about last."""
@@ -436,14 +440,19 @@ class MaskPanel(Panel):
             )
         else:
             self.why_explain.setText("")
-        if self._error is not None:
-            self.status.setText(tr("mask.failed", message=self._error))
-        elif state is not None and details is None:
-            self.status.setText(tr("mask.computing"))
-        else:
-            self.status.setText("")
+        self._fill_status(details)
         self._fill_table(details)
         self._fill_selected(details)
+
+    def _fill_status(self, details: dict[str, ModeDetail] | None) -> None:
+        if self._error is not None:
+            text = tr("mask.failed", message=self._error)
+        elif self.state is not None and details is None:
+            text = tr("mask.computing")
+        else:
+            text = ""
+        if self.status.text() != text:
+            self.status.setText(text)
 
     def _fill_table(self, details: dict[str, ModeDetail] | None) -> None:
         selected = self.selected_mode()
@@ -485,8 +494,14 @@ class MaskPanel(Panel):
             self.sums_spread.setData(x=np.array([]), y=np.array([]), top=np.array([]), bottom=np.array([]))
             self.leak_bars.setOpts(x=[], height=[])
             self._leak_texts.clear()
+            # the sentence's room is kept while the modes are measured: emptied, the label shrank,
+            # the bar plots under it grew, and the measurement's sentence shrank them back, each a
+            # new layout of the panel and its plots (and, in a dock just too short for the panel,
+            # its scroll bar gone and back: every plot resized twice more; issue 19)
+            self.selected_text.setMinimumHeight(self.selected_text.height() if self.selected_text.text() else 0)
             self.selected_text.setText("")
             return
+        self.selected_text.setMinimumHeight(0)
         d = details[mode]
         n = d.row_sums.shape[-1]
         x = np.arange(n, dtype=float)
