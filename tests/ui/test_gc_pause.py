@@ -90,12 +90,16 @@ def test_a_switch_hands_the_freed_heap_back_to_the_system(monkeypatch):
     trims = []
     monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: trims.append(gc.get_count()[2]) or True)
     monkeypatch.setattr(gc_pause, "_drawn_key", None)
+    monkeypatch.setattr(gc_pause, "_trim_due", False)
     gc_pause.collect_on_switch((1, 1))
-    assert trims == []  # the first drawing frees nothing: nothing to give back
+    assert not gc_pause.trim_after_switch() and trims == []  # the first drawing frees nothing: nothing to give back
     gc_pause.collect_on_switch((1, 1))
-    assert trims == []  # the same window's later rounds: no trim per redraw
+    assert not gc_pause.trim_after_switch() and trims == []  # the same window's later rounds: no trim per redraw
     gc_pause.collect_on_switch((2, 1))
+    assert trims == []  # not with the collection: in a turn of its own (the redraw scheduler's)
+    assert gc_pause.trim_after_switch()
     assert trims == [0]  # after the collection (the oldest generation's count back to 0)
+    assert not gc_pause.trim_after_switch() and trims == [0]  # once per switch
 
 
 # the real app on the tiny model (a smoke test: one window, its first analysis drawn): how much

@@ -94,6 +94,34 @@ def test_the_next_step_waits_for_the_previous_ones_paint_and_the_timers_due_by_t
     assert beats_second > beats_painted  # the heartbeat, due during the paint, ran before the next step
 
 
+def test_a_model_switch_collects_and_trims_in_turns_of_their_own_after_the_drawing(qtbot, monkeypatch):
+    """Issue 18: a model load's last drawing step, the collection of the previous model's cycles and
+    the heap's trim ran in one turn (~120 ms of the GUI thread, the soak's load_model stalls).  Now
+    the round ends with the drawing, then one turn collects and a later one trims."""
+    from types import SimpleNamespace
+
+    from attention_lab.ui import gc_pause
+
+    log = []
+    monkeypatch.setattr(gc_pause, "_drawn_key", None)
+    monkeypatch.setattr(gc_pause, "_trim_due", False)
+    monkeypatch.setattr(gc_pause.gc, "collect", lambda *a: log.append(("collect", TURN["n"])) or 0)
+    monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: log.append(("trim", TURN["n"])) or True)
+    redraw, done, _ticker = scheduler([StepPanel("a", 1, log, TURN)])
+    first, second = (SimpleNamespace(model=SimpleNamespace(serial=serial)) for serial in (1, 2))
+    redraw.show(first)
+    qtbot.waitUntil(lambda: done == [first] and not redraw.cleaning, timeout=2000)
+    assert [entry[0] for entry in log] == ["a"]  # the first model drawn: nothing to collect
+    log.clear()
+    redraw.show(second)  # another model: its one step, then the collection
+    assert [entry[0] for entry in log] == ["a"] and done == [first, second]  # the round is done, nothing collected yet
+    assert redraw.cleaning
+    qtbot.waitUntil(lambda: not redraw.cleaning, timeout=2000)
+    (_a, _i, _s, drawn), (collect, collected), (trim, trimmed) = log
+    assert (collect, trim) == ("collect", "trim")
+    assert drawn < collected < trimmed  # three turns: the event loop (and the paint) ran between them
+
+
 def test_a_newer_state_stops_the_older_rounds_steps(qtbot):
     log = []
     redraw, done, _ticker = scheduler([StepPanel("a", 3, log, TURN)])

@@ -31,6 +31,7 @@ from attention_lab.core.heap import give_back_free_heap
 
 _imports_frozen = False
 _drawn_key: object = None  # the (window, model) whose first analysis was drawn last
+_trim_due = False  # a switch collected since the heap was last handed back
 
 
 def freeze_imports() -> bool:
@@ -53,13 +54,26 @@ def collect_on_switch(key: object) -> bool:
 
     ``key`` names the window and its model (the redraw scheduler passes its own serial and the
     model's), so a new window on the same cached model collects too: the closed window's cycles
-    are freed.  The collection walks only what :func:`freeze_imports` left in sight."""
-    global _drawn_key
+    are freed.  The collection walks only what :func:`freeze_imports` left in sight.  The heap is
+    handed back by :func:`trim_after_switch`, in a turn of the event loop of its own: the two in one
+    turn held the GUI thread ~120 ms (the soak's model loads, issue 18)."""
+    global _drawn_key, _trim_due
     previous, _drawn_key = _drawn_key, key
     if previous is None or previous == key:
         return False
     gc.collect()
-    # what the collection (and the earlier window or model) freed is mostly holes in the C
-    # heap that glibc keeps: hand the pages back, or the resident size only grows (issue 18)
+    _trim_due = True
+    return True
+
+
+def trim_after_switch() -> bool:
+    """Hand the C heap's free pages back after a switch's collection (True when one was due).
+
+    What the collection (and the earlier window or model) freed is mostly holes in the C heap
+    that glibc keeps: handed back, or the resident size only grows (issue 18)."""
+    global _trim_due
+    if not _trim_due:
+        return False
+    _trim_due = False
     give_back_free_heap()
     return True

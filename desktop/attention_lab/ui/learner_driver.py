@@ -183,6 +183,10 @@ class LearnerDriver:
             busy.append("drawing")
         if any(not w._out_of_sight(pid) for pid in w.panels_waiting):
             busy.append("catch-up")
+        if w.redraw.cleaning:
+            busy.append("collection after a switch")
+        if w.paint_hold.held:
+            busy.append("relayout (painting held)")  # its one paint is still to come
         return busy
 
     def settle(self, timeout_s: float | None = None) -> float:

@@ -38,6 +38,7 @@ from attention_lab.ui.docks import EXPECTED_PANELS, FIRST_VIEW_PANELS, PANEL_MOD
 from attention_lab.ui.errors import show_error
 from attention_lab.ui.i18n import LANGUAGES, system_language, tr, translator
 from attention_lab.ui.menus import Menus
+from attention_lab.ui.paint_hold import PaintHold
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.redraw import RedrawScheduler
@@ -83,6 +84,9 @@ class MainWindow(QMainWindow):
         self._startup_spec: str | None = None
         self._dock_visible: dict[str, bool] = {}
         self.redraw = RedrawScheduler(self.panels, self._out_of_sight, self.show_error, parent=self)
+        # a resize, Reset layout: each docked dock painted once, laid out (not a language switch: its panels
+        # take their words one per turn, each painted in its turn; held, all three were painted in one)
+        self.paint_hold = PaintHold(self, lambda: [dock for dock in self.docks.values() if not dock.isFloating()])
 
         central = QWidget(self)
         central.setObjectName("central_placeholder")
@@ -355,6 +359,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ layout / settings
     def reset_layout(self) -> None:
+        self.paint_hold.hold()
         fit_to_screen(self)
         self.dock_layout.reset(self._default_state, SETTINGS_VERSION)
         self._apply_default_sizes()
@@ -425,6 +430,10 @@ class MainWindow(QMainWindow):
             if not self._layout_restored:  # a learner's own layout wins over the default sizes
                 QTimer.singleShot(0, self._apply_default_sizes)
             QTimer.singleShot(0, self.dock_layout.hide_stale_tab_bars)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        self.paint_hold.hold()  # before the docks are laid out again (the head grid's height follows over turns)
+        super().resizeEvent(event)
 
     def closeEvent(self, event) -> None:  # noqa: N802
         self.shutdown()

@@ -53,6 +53,7 @@ class RedrawScheduler(QObject):
         self.untranslated: set[str] = set()  # panels still in the previous language
         self._to_relabel: list[str] = []  # those in sight, re-labelled one per turn
         self.stopped = False
+        self.cleaning = False  # a switch's collection and heap trim still to come (in turns of their own)
 
     def show(self, state) -> None:
         """Start drawing ``state`` (a newer one stops the round of the previous)."""
@@ -156,5 +157,20 @@ class RedrawScheduler(QObject):
         self.last_state = state
         model = getattr(state, "model", None)  # (a test's stand-in state has none)
         if model is not None:
-            gc_pause.collect_on_switch((self.serial, model.serial))  # the previous window's or model's cycles freed
+            # the previous window's or model's cycles freed, then the heap handed back: each in a turn
+            # of its own once this drawing is painted (with the last step, the three held the GUI
+            # thread ~120 ms when a model was loaded: the soak's load_model stalls)
+            self.cleaning = True
+            self._after_posted_work(lambda key=(self.serial, model.serial): self._collect(key))
         self.round_done.emit(state)
+
+    def _collect(self, key) -> None:
+        if not self.stopped and gc_pause.collect_on_switch(key):
+            self._after_posted_work(self._trim)
+        else:
+            self.cleaning = False
+
+    def _trim(self) -> None:
+        self.cleaning = False
+        if not self.stopped:
+            gc_pause.trim_after_switch()
