@@ -191,3 +191,40 @@ def test_leakage_paints_each_view_once_for_a_new_text(qtbot, tiny_checkpoint):
             qtbot.wait(100)
         qtbot.wait(200)
         assert (bars.count, layers.count) == (1, 1)
+
+
+class HoldingPanel(StepPanel):
+    """A stand-in that keeps the state it drew, as every Panel does (``Panel.state``)."""
+
+    def __init__(self, name: str, log: list):
+        super().__init__(name, 1, log, TURN)
+        self.state = None
+
+    def redraw_steps(self, state) -> list:
+        return [lambda: setattr(self, "state", state)] + super().redraw_steps(state)
+
+
+def test_a_panel_out_of_sight_is_drawn_when_the_model_changes_and_left_for_later_otherwise(qtbot):
+    """Issue 18: a panel left for later kept the state it last drew, and with it that state's
+    model (GPT-2 small: 500 MB), after each model switch: one old model per hidden panel."""
+    model = dataclasses.make_dataclass("Model", ["serial"])
+    first, second = model(1), model(2)
+    log = []
+    hidden = HoldingPanel("hidden", log)
+    never_drawn = HoldingPanel("never_drawn", log)
+    redraw, done, _ticker = scheduler([HoldingPanel("seen", log), hidden, never_drawn], hidden={"hidden", "never_drawn"})
+    a = dataclasses.make_dataclass("S", ["model", "name"])
+    hidden.state = a(first, "drawn before it was hidden")
+
+    edit = a(first, "an edit")
+    redraw.show(edit)
+    qtbot.waitUntil(lambda: done == [edit], timeout=2000)
+    assert redraw.stale == {"hidden", "never_drawn"}  # same model: left for when it is shown, as before
+    assert hidden.state.name == "drawn before it was hidden"
+
+    switched = a(second, "another model")
+    redraw.show(switched)
+    qtbot.waitUntil(lambda: done == [edit, switched], timeout=2000)
+    assert hidden.state is switched  # the first model is no longer held
+    assert redraw.stale == {"never_drawn"}  # it holds no model: nothing to let go of
+    assert never_drawn.state is None

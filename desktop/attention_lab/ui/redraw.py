@@ -30,6 +30,19 @@ log = logging.getLogger(__name__)
 _schedulers = itertools.count(1)  # never reused, unlike id(): a new window is a new key
 
 
+def holds_another_model(panel: Panel, state) -> bool:
+    """Whether ``panel`` still holds a state of a model other than ``state``'s.
+
+    Such a panel is drawn with ``state`` even out of sight: the state it holds keeps its model
+    (weights, tokenizer: 500 MB for GPT-2 small) alive, and a panel left for later after each
+    model switch kept one model each, up to one per panel (issue 18: the soak's live C heap grew
+    ~90 MB with the 15 MB demo models; 4 hidden panels held 4 old models after 24 switches).
+    Only on a model switch, which a learner does a few times a session: an edit or a layer leaves
+    the hidden panels for later, as before."""
+    held = getattr(panel, "state", None)  # (a test's stand-in panel may have none)
+    return held is not None and getattr(held, "model", None) is not getattr(state, "model", None)
+
+
 class RedrawScheduler(QObject):
     """Draws states on the built panels (``panels``: id → Panel, shared with the window)."""
 
@@ -58,7 +71,7 @@ class RedrawScheduler(QObject):
     def show(self, state) -> None:
         """Start drawing ``state`` (a newer one stops the round of the previous)."""
         self.showing = state
-        self.stale = {pid for pid in self.panels if self.out_of_sight(pid)}
+        self.stale = {pid for pid in self.panels if self.out_of_sight(pid) and not holds_another_model(self.panels[pid], state)}
         in_sight = [p for pid, p in self.panels.items() if pid not in self.stale]
         self._next(state, [(p, step) for p in in_sight for step in self._steps(p, state)])
 
