@@ -199,9 +199,30 @@ def _restarting_driver(make_window, models, hubs, workdir, debounce_ms: int = 5,
 
 
 @pytest.fixture
-def random_driver(make_window, small_models, fuzz_hubs, tmp_path):
+def imports_frozen():
+    """What exists before the random run's window out of the collector's sight, as the app does
+    before its first window (``gc_pause.freeze_imports``), and in sight again after the test.
+
+    Unfrozen, every full collection walked the test process's ~440 000 objects (torch, Qt,
+    pytest, hypothesis): 0.4-0.8 s each, and the app makes one at every switch of window or
+    model (``gc_pause.collect_on_switch``: the heavy chunks' model loads, restarts and the
+    resets back to the start model), where the app's own walks its window and model only.
+    Frozen for the test alone (not for good, as ``freeze_imports`` does): in the suite's one
+    process, an earlier test's window left in a reference cycle later would stay in memory."""
+    import gc
+
+    gc.collect()  # the earlier tests' garbage freed, not frozen with the rest
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+@pytest.fixture
+def random_driver(imports_frozen, make_window, small_models, fuzz_hubs, tmp_path):
     """The random run's learner: a window of the test's own (it may quit and start again)
-    on the small models."""
+    on the small models, the objects from before it frozen (``imports_frozen``)."""
     return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports", debounce_ms=FUZZ_DEBOUNCE_MS,
                               kv_new_tokens=FUZZ_KV_TOKENS, kv_repetitions=1)
 
