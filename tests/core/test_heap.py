@@ -37,7 +37,7 @@ def resident_mb():
     with open("/proc/self/status", encoding="ascii") as status:
         return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
 
-bound = KeptHeapBound(bound_bytes=64 * 1024 * 1024)
+bound = KeptHeapBound(bound_bytes=64 * 1024 * 1024, min_interval_s=0.0)  # both calls ask glibc
 blocks = [bytes(2000) for _ in range(int(sys.argv[1]) * 512)]  # argv[1] MB (over pymalloc's 512 bytes)
 pinned = bytes(2000)  # allocated last, on top: glibc cannot shrink the heap from its top
 del blocks
@@ -100,3 +100,40 @@ def test_heap_usage_counts_blocks_in_use_and_the_large_ones_mapped():
     after = heap_usage_mb()
     assert held["heap_in_use_mb"] - after["heap_in_use_mb"] > 35
     assert after["mapped_blocks_mb"] <= before["mapped_blocks_mb"] + 0.125  # glibc's smallest mmap threshold: 128 KiB
+
+
+def test_the_bound_asks_glibc_at_most_once_an_interval(monkeypatch):
+    """mallinfo2 walks every free block (6.5 ms a job in the fuzzer's fragmented test process):
+    a burst of jobs within the interval asks once; the first job after it asks again."""
+    from attention_lab.core import heap
+
+    asked = []
+    monkeypatch.setattr(heap, "kept_heap_bytes", lambda: asked.append(1) or 0)  # nothing kept: no trim
+    now = [100.0]
+    bound = heap.KeptHeapBound(min_interval_s=1.0, clock=lambda: now[0])
+    for _ in range(50):
+        now[0] += 0.01  # 50 jobs in half a second
+        assert not bound.after_job()
+    assert len(asked) == bound.checks == 1
+    now[0] += 1.0
+    bound.after_job()
+    assert len(asked) == bound.checks == 2
+
+
+def test_a_check_within_the_interval_never_trims(monkeypatch):
+    """Over the bound, the check trims; a job right after it trims nothing until the interval is over."""
+    from attention_lab.core import heap
+
+    trims = []
+    monkeypatch.setattr(heap, "kept_heap_bytes", lambda: 200 * 1024 * 1024)
+    monkeypatch.setattr(heap, "give_back_free_heap", lambda: trims.append(1) or True)
+    resident = [500 * 1024 * 1024]
+    monkeypatch.setattr(heap, "_resident_bytes", lambda: resident[0])
+    now = [0.0]
+    bound = heap.KeptHeapBound(bound_bytes=64 * 1024 * 1024, min_interval_s=1.0, clock=lambda: now[0])
+    assert bound.after_job() and trims == [1]
+    resident[0] += 100 * 1024 * 1024  # freed pages touched again: over the bound once more
+    now[0] += 0.5
+    assert not bound.after_job() and trims == [1]
+    now[0] += 0.5
+    assert bound.after_job() and trims == [1, 1]

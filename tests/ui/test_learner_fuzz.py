@@ -199,9 +199,30 @@ def _restarting_driver(make_window, models, hubs, workdir, debounce_ms: int = 5,
 
 
 @pytest.fixture
-def random_driver(make_window, small_models, fuzz_hubs, tmp_path):
+def imports_frozen():
+    """What exists before the random run's window out of the collector's sight, as the app does
+    before its first window (``gc_pause.freeze_imports``), and in sight again after the test.
+
+    Unfrozen, every full collection walked the test process's ~440 000 objects (torch, Qt,
+    pytest, hypothesis): 0.4-0.8 s each, and the app makes one at every switch of window or
+    model (``gc_pause.collect_on_switch``: the heavy chunks' model loads, restarts and the
+    resets back to the start model), where the app's own walks its window and model only.
+    Frozen for the test alone (not for good, as ``freeze_imports`` does): in the suite's one
+    process, an earlier test's window left in a reference cycle later would stay in memory."""
+    import gc
+
+    gc.collect()  # the earlier tests' garbage freed, not frozen with the rest
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+@pytest.fixture
+def random_driver(imports_frozen, make_window, small_models, fuzz_hubs, tmp_path):
     """The random run's learner: a window of the test's own (it may quit and start again)
-    on the small models."""
+    on the small models, the objects from before it frozen (``imports_frozen``)."""
     return _restarting_driver(make_window, small_models, fuzz_hubs, tmp_path / "exports", debounce_ms=FUZZ_DEBOUNCE_MS,
                               kv_new_tokens=FUZZ_KV_TOKENS, kv_repetitions=1)
 
@@ -343,6 +364,19 @@ def merged(runs: list[dict], seconds: float) -> dict:
     return total
 
 
+#: the machine's load when this module was imported (before any of its processes worked)
+LOAD_AT_START = os.getloadavg()[0]
+
+
+def load_note(own_processes: int) -> str:
+    """The load average before the run and at its end.  Other work on the machine inflates the
+    run's CPU seconds as well as its wall time (a5590c1's run: 165 s of CPU idle, 271 s at a load
+    of 3-4, 386 s at 10, the same sequences), so two runs compare only at a similar load, or run
+    side by side; at the end, this run's own processes count about ``own_processes``."""
+    return (f"load average {LOAD_AT_START:.1f} before, {os.getloadavg()[0]:.1f} at the end "
+            f"(this run's own processes: about {own_processes})")
+
+
 def fuzz_chunks() -> list[tuple[str, int, int, bool]]:
     """(name, seed, sequences, heavy) of every chunk of the run, the heavy ones first (the
     costliest first: the processes end closer together)."""
@@ -383,6 +417,10 @@ def run_shard(driver, label: str, pool: Path | None, only: set[str] | None = Non
                   f"replay it alone with ATTENTION_LAB_FUZZ_CHUNKS={name}")
             raise
         runs[-1]["chunks"] = [name]
+        # each chunk's own time: the same seed gives the same sequences in any tree, so two trees
+        # compare chunk by chunk (best run side by side, at the same load: see load_note)
+        print(f"\nlearner fuzz: chunk {name} in {label}: {runs[-1]['seconds']:.1f} s, "
+              f"{runs[-1]['cpu_seconds']:.1f} s of CPU", flush=True)
     if runs:
         print(f"\nlearner fuzz, {label}: " + summary(merged(runs, sum(r["seconds"] for r in runs))))
     return runs
@@ -443,6 +481,7 @@ def test_random_learner_click_paths_keep_the_window_consistent(fuzz_children, ra
         return
     if REPLAY_CHUNKS is not None:
         run_shard(random_driver, "the replay", None, only=REPLAY_CHUNKS)
+        print(f"\nlearner fuzz, the replay: {load_note(1)}")
         return
     failed = True
     try:
@@ -466,7 +505,7 @@ def test_random_learner_click_paths_keep_the_window_consistent(fuzz_children, ra
           f"(the last: {max(ends, key=ends.get)})")
     assert sorted(name for r in runs for name in r["chunks"]) == sorted(c[0] for c in fuzz_chunks())
     counts = merged(runs, time.monotonic() - started)
-    print(f"\nlearner fuzz, {FUZZ_PROCESSES} processes: " + summary(counts))
+    print(f"\nlearner fuzz, {FUZZ_PROCESSES} processes: " + summary(counts) + f"\n  {load_note(FUZZ_PROCESSES)}")
     tally[("learner", "click-path sequences on the real window")] += counts["full"]
     tally[("learner", "click-path steps on the real window")] += counts["steps"]
     assert counts["full"] >= FUZZ_SEQUENCES + len(fuzz_chunks())  # + each chunk's simplest sequence
