@@ -664,12 +664,34 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
     assert panel.result() is result and not panel.running
     assert list(panel.curve_without.getData()[1]) == pytest.approx([1.5] * 4)  # the result's curves at once
     assert vb.viewRange()[1] == [0, 10.0]  # on the axis they grew
-    qtbot.waitUntil(lambda: vb.viewRange()[1] == [0, time_ceiling(1.5 * 1.08)])  # then fitted: 2 ms
-    assert vb.viewRange()[1] == [0, 2.0]
+    assert panel._fit_timer.isActive()
+    panel._fit_timer.stop()
+    panel._fit_time_axis()  # what the timer does on a later turn
+    assert vb.viewRange()[1] == [0, time_ceiling(1.5 * 1.08)] == [0, 2.0]  # then fitted: 2 ms
+    # the dots on a turn of their own again (with the new axis, the longest turn of a run; issue 19)
+    assert panel.curve_with.opts["symbol"] is None
+    qtbot.waitUntil(lambda: panel.curve_with.opts["symbol"] == "o")
     assert panel.curve_with.opts["symbol"] == "o" == panel.curve_without.opts["symbol"]  # a dot per token now
     assert len(panel.curve_without.scatter.data) == 4
     assert panel.run_benchmark()  # the next run: lines again
     assert panel.curve_with.opts["symbol"] is None
+
+
+def test_the_kv_time_axis_keeps_its_width_as_the_live_ceiling_grows(qtbot, state):
+    """Each new ceiling of the live curves has labels of another width (0.5, 5, 20 ms); an axis
+    that narrowed or widened to them re-laid the plot out and painted it whole again (issue 19)."""
+    panel, runner = held_kv_panel(qtbot, state, 3, 1)
+    axis = panel.plot.getPlotItem().getAxis("left")
+    assert panel.run_benchmark()
+    qtbot.wait(50)  # painted: the axis has measured its labels
+    widths = []
+    for i, ms in enumerate((0.4, 4.0, 18.0)):
+        runner.on_progress(KVStep("with-cache", i, ms / 1e3, 7, 0, 3))
+        panel._draw_live()  # what the redraw timer does
+        qtbot.wait(50)  # painted (the axis measures its new labels when it paints them)
+        widths.append(axis.width())
+    assert panel.plot.getPlotItem().getViewBox().viewRange()[1][1] == time_ceiling(18.0 * 1.08)
+    assert len(set(widths)) == 1, widths
 
 
 def test_the_kv_progress_bar_is_painted_with_the_next_frame_not_at_once(qtbot, state):

@@ -135,6 +135,12 @@ class KVBenchPanel(Panel):
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(FIT_AFTER_MS)
         self._fit_timer.timeout.connect(self._fit_time_axis)
+        # then its dots, in a turn of their own: with the new axis in the same turn (the curves' 2 × N
+        # dots made, the whole plot repainted) it was the longest turn of a run (issue 19)
+        self._dots_timer = QTimer(self)
+        self._dots_timer.setSingleShot(True)
+        self._dots_timer.setInterval(FIT_AFTER_MS)
+        self._dots_timer.timeout.connect(self._show_finished_dots)
         self._message_key: str | None = "kvbench.idle"
         self._message_args: dict = {}
         self._stability = None
@@ -244,6 +250,10 @@ class KVBenchPanel(Panel):
         # 1-2-5 steps): auto-range re-measured both curves and relaid both axes on each
         # live redraw, the bulk of the window's stall while a benchmark ran (issue 19)
         self.plot.getPlotItem().getViewBox().disableAutoRange()
+        # the time axis keeps the width it has (pyqtgraph's first 30 px hold "1000" and "0.05"): each
+        # new ceiling of a run's curves has labels of another width ("5" after "0.5", "20" after "8"),
+        # and an axis that narrowed to them re-laid the plot out and painted it whole again (issue 19)
+        self.plot.getPlotItem().getAxis("left").setStyle(autoReduceTextSpace=False)
 
         self.results_box = QGroupBox(tab)
         form = QFormLayout(self.results_box)
@@ -483,8 +493,8 @@ class KVBenchPanel(Panel):
         self._running = True
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
-        self._show_token_dots(False)
         self._draw_live()
+        self._show_token_dots(False)  # (once the curves are empty: with the last run's on, 4-5 ms of CPU)
         self.benchmark_wanted.emit(state, new_tokens, reps, choice)
         self._set_message(None)
         self._update_controls()
@@ -583,8 +593,12 @@ class KVBenchPanel(Panel):
         if self._running:
             return  # a new run started in the meantime: its own axis
         self._live_top_ms = 0.0
-        self._show_token_dots(True)
         self._draw_live()
+        self._dots_timer.start()
+
+    def _show_finished_dots(self) -> None:
+        if not self._running:
+            self._show_token_dots(True)
 
     def _show_token_dots(self, shown: bool) -> None:
         """A dot on each token of the curves: on a finished run's, not on the live ones.  Each
