@@ -582,8 +582,12 @@ class KVBenchPanel(Panel):
             # time new ticks and a repaint of the whole plot (10-20 ms of the GUI thread; issue 19)
             top = self._live_top_ms = max(self._live_top_ms, top)
         tokens = self.progress.maximum() // (2 * self.repetitions.value()) if self._running else max(map(len, self._live.values()))
-        # the time axis starts at 0: a flat line must not look like a slope because of the zoom
-        set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5), (0, time_ceiling(top * 1.08)))
+        # the time axis starts at 0: a flat line must not look like a slope because of the zoom.  A run
+        # that has timed nothing yet leaves it as it is: set to its empty curves' 0.001 ms, it had new
+        # ticks (and wider labels) and the whole plot repainted in the run's first turn, then again at
+        # its first token's time (issue 19)
+        times = (0, time_ceiling(top * 1.08)) if top > 0 or not self._running else None
+        set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5), times)
         if self._live_text_ids != self._generated_shown:  # the text box re-lays its HTML out on each set
             self._fill_generated(self._live_text_ids)
 
