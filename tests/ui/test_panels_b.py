@@ -679,6 +679,26 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
     assert panel.curve_with.opts["symbol"] is None
 
 
+def test_the_kv_plot_spans_the_next_runs_positions_so_its_start_changes_no_range(qtbot, state):
+    """Before any run the token axis spans the positions the next run fills (and follows the new
+    tokens' box): starting the run sets no range, whose new ticks repainted the whole plot in the
+    first run's busiest turn (issue 19)."""
+    panel, runner = held_kv_panel(qtbot, state, 6, 1)
+    vb = panel.plot.getPlotItem().getViewBox()
+    n = state.n_tokens
+    assert vb.viewRange()[0] == pytest.approx([n - 0.5, n + 6 - 0.5])
+    panel.new_tokens.setValue(4)
+    assert vb.viewRange()[0] == pytest.approx([n - 0.5, n + 4 - 0.5])
+    ranges = []
+    set_range = vb.setRange
+    vb.setRange = lambda *a, **k: (ranges.append(k), set_range(*a, **k))[1]
+    assert panel.run_benchmark()
+    assert ranges == []  # the run's start: the axes as they were
+    runner.on_progress(KVStep("with-cache", 0, 0.002, 7, 0, 4))
+    panel._draw_live()
+    assert vb.viewRange()[0] == pytest.approx([n - 0.5, n + 4 - 0.5]) and vb.viewRange()[1][1] == time_ceiling(2.0 * 1.08)
+
+
 def test_the_kv_time_axis_keeps_its_width_as_the_live_ceiling_grows(qtbot, state):
     """Each new ceiling of the live curves has labels of another width (0.5, 5, 20 ms); an axis
     that narrowed or widened to them re-laid the plot out and painted it whole again (issue 19)."""

@@ -393,6 +393,7 @@ class KVBenchPanel(Panel):
         self._fill_texts()
         self._fill_cache_size()
         self._update_controls()
+        self._frame_next_run()
         self._request_stability()
         self._fill_stability()
 
@@ -684,6 +685,16 @@ class KVBenchPanel(Panel):
         if not self._fitting:
             self._asked_new_tokens = value
         self._fill_cache_size()
+        self._frame_next_run()
+
+    def _frame_next_run(self) -> None:
+        """Before any run, the plot's token axis spans the positions the next run will fill, so
+        starting it changes no range: the first run's start had new ticks on both axes and the whole
+        plot repainted, its longest turn (issue 19).  A finished run's curves keep their own axis."""
+        if self._running or self._result is not None or self.state is None:
+            return
+        start, tokens = self.state.n_tokens, min(self.new_tokens.value(), self.new_tokens.maximum())
+        set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5))
 
     def _update_controls(self) -> None:
         can_run = self.state is not None and not self._running and self.is_served("benchmark_wanted")
