@@ -7,9 +7,9 @@ import pytest
 pytest.importorskip("pytestqt")
 
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QEvent, QObject  # noqa: E402
+from PySide6.QtCore import QEvent  # noqa: E402
 
-from paint_counter import PaintCounter  # noqa: E402
+from paint_counter import EventCounter, PaintCounter  # noqa: E402
 
 from attention_lab.ui.docks import FIRST_VIEW_PANELS
 from attention_lab.ui import idle_build
@@ -162,19 +162,6 @@ def test_the_kv_stability_tab_is_built_when_first_shown(qtbot, make_window):
     assert kv._stab_cells["causal"].texts()  # the cells' values written
 
 
-class ResizeCounter(QObject):
-    """``count``: the resize events ``widget`` got."""
-
-    def __init__(self, widget):
-        super().__init__()
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, _watched, event) -> bool:  # noqa: N802 -- Qt's name
-        self.count += event.type() == QEvent.Type.Resize
-        return False
-
-
 def _tab_in_sight(window, pid):
     dock = window.docks[pid]
     return next(other for other in window.tabifiedDockWidgets(dock) if other.objectName() in FIRST_VIEW_PANELS)
@@ -196,7 +183,7 @@ def test_a_tab_built_in_idle_time_opens_without_a_new_layout_or_a_second_paint(q
     mask = window.built_panel("panel.mask")
     views = mask.findChildren(pg.GraphicsView)
     assert len(views) == 3  # the grid and the two bar plots
-    resized = [ResizeCounter(view) for view in views]
+    resized = [EventCounter(view, QEvent.Type.Resize) for view in views]
     painted = [PaintCounter(view.viewport()) for view in views]
     window.docks["panel.mask"].raise_()
     qtbot.waitUntil(lambda: all(p.count for p in painted), timeout=TIMEOUT_MS)
@@ -220,7 +207,7 @@ def test_a_tab_opened_after_an_edit_keeps_its_plots_sizes_until_its_measurement_
     qtbot.waitUntil(lambda: window.last_state is not state, timeout=TIMEOUT_MS)
     assert "panel.mask" in window.panels_waiting
     views = mask.findChildren(pg.GraphicsView)
-    resized = [ResizeCounter(view) for view in views]
+    resized = [EventCounter(view, QEvent.Type.Resize) for view in views]
     window.docks["panel.mask"].raise_()
     qtbot.waitUntil(lambda: mask.state is window.last_state and mask.mode_details() is not None, timeout=TIMEOUT_MS)
     qtbot.wait(300)

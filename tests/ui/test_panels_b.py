@@ -646,7 +646,9 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
     ranges = []
     set_range = vb.setRange
     vb.setRange = lambda *a, **k: (ranges.append(k.get("yRange")), set_range(*a, **k))[1]
+    before = vb.viewRange()[1]
     assert panel.run_benchmark()
+    assert vb.viewRange()[1] == before  # nothing timed yet: the time axis as it was
     tops = []
     for rep, (with_ms, without_ms) in enumerate([(3.0, 9.0), (1.0, 1.5)]):  # the second repetition is faster
         for mode, ms in (("with-cache", with_ms), ("without-cache", without_ms)):
@@ -658,18 +660,60 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
     # lines only while it runs: each live redraw re-rendered and painted every dot of both curves
     assert panel.curve_with.opts["symbol"] is None and panel.curve_without.opts["symbol"] is None
     assert tops[-1] == time_ceiling(9.0 * 1.08) == 10.0
-    assert len([r for r in ranges if r is not None]) <= 3  # the run's start, 3 ms and 9 ms: not per repetition
+    assert len([r for r in ranges if r is not None]) <= 2  # 3 ms and 9 ms: not at the start, nor per repetition
     result = _kv_result(2.0, [1.0] * 4, [1.5] * 4)  # each position's fastest: 1.5 ms at most
     runner.on_result(result)
     assert panel.result() is result and not panel.running
     assert list(panel.curve_without.getData()[1]) == pytest.approx([1.5] * 4)  # the result's curves at once
     assert vb.viewRange()[1] == [0, 10.0]  # on the axis they grew
-    qtbot.waitUntil(lambda: vb.viewRange()[1] == [0, time_ceiling(1.5 * 1.08)])  # then fitted: 2 ms
-    assert vb.viewRange()[1] == [0, 2.0]
+    assert panel._fit_timer.isActive()
+    panel._fit_timer.stop()
+    panel._fit_time_axis()  # what the timer does on a later turn
+    assert vb.viewRange()[1] == [0, time_ceiling(1.5 * 1.08)] == [0, 2.0]  # then fitted: 2 ms
+    # the dots on a turn of their own again (with the new axis, the longest turn of a run; issue 19)
+    assert panel.curve_with.opts["symbol"] is None
+    qtbot.waitUntil(lambda: panel.curve_with.opts["symbol"] == "o")
     assert panel.curve_with.opts["symbol"] == "o" == panel.curve_without.opts["symbol"]  # a dot per token now
     assert len(panel.curve_without.scatter.data) == 4
     assert panel.run_benchmark()  # the next run: lines again
     assert panel.curve_with.opts["symbol"] is None
+
+
+def test_the_kv_plot_spans_the_next_runs_positions_so_its_start_changes_no_range(qtbot, state):
+    """Before any run the token axis spans the positions the next run fills (and follows the new
+    tokens' box): starting the run sets no range, whose new ticks repainted the whole plot in the
+    first run's busiest turn (issue 19)."""
+    panel, runner = held_kv_panel(qtbot, state, 6, 1)
+    vb = panel.plot.getPlotItem().getViewBox()
+    n = state.n_tokens
+    assert vb.viewRange()[0] == pytest.approx([n - 0.5, n + 6 - 0.5])
+    panel.new_tokens.setValue(4)
+    assert vb.viewRange()[0] == pytest.approx([n - 0.5, n + 4 - 0.5])
+    ranges = []
+    set_range = vb.setRange
+    vb.setRange = lambda *a, **k: (ranges.append(k), set_range(*a, **k))[1]
+    assert panel.run_benchmark()
+    assert ranges == []  # the run's start: the axes as they were
+    runner.on_progress(KVStep("with-cache", 0, 0.002, 7, 0, 4))
+    panel._draw_live()
+    assert vb.viewRange()[0] == pytest.approx([n - 0.5, n + 4 - 0.5]) and vb.viewRange()[1][1] == time_ceiling(2.0 * 1.08)
+
+
+def test_the_kv_time_axis_keeps_its_width_as_the_live_ceiling_grows(qtbot, state):
+    """Each new ceiling of the live curves has labels of another width (0.5, 5, 20 ms); an axis
+    that narrowed or widened to them re-laid the plot out and painted it whole again (issue 19)."""
+    panel, runner = held_kv_panel(qtbot, state, 3, 1)
+    axis = panel.plot.getPlotItem().getAxis("left")
+    assert panel.run_benchmark()
+    qtbot.wait(50)  # painted: the axis has measured its labels
+    widths = []
+    for i, ms in enumerate((0.4, 4.0, 18.0)):
+        runner.on_progress(KVStep("with-cache", i, ms / 1e3, 7, 0, 3))
+        panel._draw_live()  # what the redraw timer does
+        qtbot.wait(50)  # painted (the axis measures its new labels when it paints them)
+        widths.append(axis.width())
+    assert panel.plot.getPlotItem().getViewBox().viewRange()[1][1] == time_ceiling(18.0 * 1.08)
+    assert len(set(widths)) == 1, widths
 
 
 def test_the_kv_progress_bar_is_painted_with_the_next_frame_not_at_once(qtbot, state):

@@ -135,6 +135,12 @@ class KVBenchPanel(Panel):
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(FIT_AFTER_MS)
         self._fit_timer.timeout.connect(self._fit_time_axis)
+        # then its dots, in a turn of their own: with the new axis in the same turn (the curves' 2 × N
+        # dots made, the whole plot repainted) it was the longest turn of a run (issue 19)
+        self._dots_timer = QTimer(self)
+        self._dots_timer.setSingleShot(True)
+        self._dots_timer.setInterval(FIT_AFTER_MS)
+        self._dots_timer.timeout.connect(self._show_finished_dots)
         self._message_key: str | None = "kvbench.idle"
         self._message_args: dict = {}
         self._stability = None
@@ -244,6 +250,10 @@ class KVBenchPanel(Panel):
         # 1-2-5 steps): auto-range re-measured both curves and relaid both axes on each
         # live redraw, the bulk of the window's stall while a benchmark ran (issue 19)
         self.plot.getPlotItem().getViewBox().disableAutoRange()
+        # the time axis keeps the width it has (pyqtgraph's first 30 px hold "1000" and "0.05"): each
+        # new ceiling of a run's curves has labels of another width ("5" after "0.5", "20" after "8"),
+        # and an axis that narrowed to them re-laid the plot out and painted it whole again (issue 19)
+        self.plot.getPlotItem().getAxis("left").setStyle(autoReduceTextSpace=False)
 
         self.results_box = QGroupBox(tab)
         form = QFormLayout(self.results_box)
@@ -383,6 +393,7 @@ class KVBenchPanel(Panel):
         self._fill_texts()
         self._fill_cache_size()
         self._update_controls()
+        self._frame_next_run()
         self._request_stability()
         self._fill_stability()
 
@@ -483,8 +494,8 @@ class KVBenchPanel(Panel):
         self._running = True
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
-        self._show_token_dots(False)
         self._draw_live()
+        self._show_token_dots(False)  # (once the curves are empty: with the last run's on, 4-5 ms of CPU)
         self.benchmark_wanted.emit(state, new_tokens, reps, choice)
         self._set_message(None)
         self._update_controls()
@@ -572,8 +583,12 @@ class KVBenchPanel(Panel):
             # time new ticks and a repaint of the whole plot (10-20 ms of the GUI thread; issue 19)
             top = self._live_top_ms = max(self._live_top_ms, top)
         tokens = self.progress.maximum() // (2 * self.repetitions.value()) if self._running else max(map(len, self._live.values()))
-        # the time axis starts at 0: a flat line must not look like a slope because of the zoom
-        set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5), (0, time_ceiling(top * 1.08)))
+        # the time axis starts at 0: a flat line must not look like a slope because of the zoom.  A run
+        # that has timed nothing yet leaves it as it is: set to its empty curves' 0.001 ms, it had new
+        # ticks (and wider labels) and the whole plot repainted in the run's first turn, then again at
+        # its first token's time (issue 19)
+        times = (0, time_ceiling(top * 1.08)) if top > 0 or not self._running else None
+        set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5), times)
         if self._live_text_ids != self._generated_shown:  # the text box re-lays its HTML out on each set
             self._fill_generated(self._live_text_ids)
 
@@ -583,8 +598,12 @@ class KVBenchPanel(Panel):
         if self._running:
             return  # a new run started in the meantime: its own axis
         self._live_top_ms = 0.0
-        self._show_token_dots(True)
         self._draw_live()
+        self._dots_timer.start()
+
+    def _show_finished_dots(self) -> None:
+        if not self._running:
+            self._show_token_dots(True)
 
     def _show_token_dots(self, shown: bool) -> None:
         """A dot on each token of the curves: on a finished run's, not on the live ones.  Each
@@ -666,6 +685,16 @@ class KVBenchPanel(Panel):
         if not self._fitting:
             self._asked_new_tokens = value
         self._fill_cache_size()
+        self._frame_next_run()
+
+    def _frame_next_run(self) -> None:
+        """Before any run, the plot's token axis spans the positions the next run will fill, so
+        starting it changes no range: the first run's start had new ticks on both axes and the whole
+        plot repainted, its longest turn (issue 19).  A finished run's curves keep their own axis."""
+        if self._running or self._result is not None or self.state is None:
+            return
+        start, tokens = self.state.n_tokens, min(self.new_tokens.value(), self.new_tokens.maximum())
+        set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5))
 
     def _update_controls(self) -> None:
         can_run = self.state is not None and not self._running and self.is_served("benchmark_wanted")
