@@ -129,6 +129,8 @@ class Docks:
             scroll.setWidgetResizable(True)  # the panel fills the dock when the dock is big enough
             scroll.setFrameShape(QFrame.Shape.NoFrame)
             scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the dock is as wide as the panel
+            if cls.keeps_scroll_bar_room:
+                scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
             holder = QWidget()
             holder.setObjectName(pid.value + ".holder")
             QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)

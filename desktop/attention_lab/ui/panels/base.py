@@ -39,6 +39,10 @@ class Panel(QWidget):
     panel_id: PanelId
     #: i18n key of the dock title
     title_key: str = ""
+    #: the dock keeps its vertical scroll bar's room whether the panel scrolls or not: for a panel
+    #: whose height follows its width (the head grid's square maps), so the bar its height brings
+    #: up does not narrow it and change that height again (a relayout and a repaint per resize)
+    keeps_scroll_bar_room: bool = False
     #: set by the window: called with the panel's id when the language changes; the window
     #: re-labels the panel later (:meth:`RedrawScheduler.language_later`: all nine
     #: re-labelled at once held the GUI thread 300-400 ms); None (a panel alone, in a test):

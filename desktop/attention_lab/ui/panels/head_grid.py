@@ -108,6 +108,9 @@ def _fmt_weight(value: float) -> str:
 class HeadGridPanel(Panel):
     panel_id = PanelId.HEAD_GRID
     title_key = "head_grid.title"
+    # its height is the one at which its maps fill its width: a scroll bar coming and going took
+    # 14 px of that width and changed the height in turn (598 → 645 → 634 px at 1400×900, issue 18)
+    keeps_scroll_bar_room = True
 
     layer_requested = Signal(int)
     causal_requested = Signal(bool)
