@@ -38,7 +38,11 @@ class _Translator(QObject):
     def __init__(self) -> None:
         super().__init__()
         self.language = "en"
-        self._qt_words: QTranslator | None = None
+        self._qt_words: QTranslator | None = None  # installed in the application now
+        #: each language's Qt words, loaded once: a learner switching back and forth re-uses them
+        #: (a new QTranslator per switch stayed a child of this object for good, each with its
+        #: 290 KB catalogue: issue 18's soak switched language ~275 times in 30 minutes)
+        self._qt_words_loaded: dict[str, QTranslator | None] = {}
 
     def set_language(self, language: str) -> None:
         if language not in LANGUAGES:
@@ -61,8 +65,14 @@ class _Translator(QObject):
             self._qt_words = None
         if language == "en":
             return
-        words = QTranslator(self)
-        if words.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        if language not in self._qt_words_loaded:
+            words = QTranslator(self)
+            if not words.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+                words.deleteLater()
+                words = None
+            self._qt_words_loaded[language] = words
+        words = self._qt_words_loaded[language]
+        if words is not None:
             app.installTranslator(words)
             self._qt_words = words
 

@@ -33,6 +33,14 @@ those) and ``--log`` writes every action with its arguments, the resident size a
 stall with the GUI thread's CPU time in it and, over ``TRACE_MS``, its handler and hot spot, one
 JSON line each (the growth or the stalls per action kind or handler are a sum over the log).
 The summary counts the over-goal actions per hot spot and per action (the top few).
+
+To find what holds memory that grows (``heap_in_use_mb``: live blocks, not what glibc keeps),
+repeat one action in a window and count what stays alive (``gc.get_objects()``: models, plots,
+top-level widgets such as pyqtgraph's parentless menus).  Thaw first (``gc.unfreeze()``): the
+app freezes every object the imports made (:mod:`attention_lab.ui.gc_pause`), and frozen objects
+are invisible to ``gc.get_objects()`` and ``gc.get_referrers()``: a model held by a module's dict
+or a class made before the freeze shows no holder at all.  Issue 18's drift was found this way:
+every panel out of sight held its last state, and that state's model, after each model switch.
 """
 
 from __future__ import annotations
