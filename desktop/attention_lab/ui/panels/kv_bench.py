@@ -77,6 +77,21 @@ LIVE_PEN_WIDTH = 1  # the live curves' lines (pixels): see _build_bench_tab
 DEFAULT_NEW_TOKENS = 50
 CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells per map
 
+# lines of text kept for the words that come and go with a run, so that they change no layout:
+# the message beside the curves, the results' longer sentences (the speedup's explanation when
+# the gain is small, the growth per position) and the line saying what the run ran on
+MESSAGE_LINES = 2
+RESULT_LINES = {"speedup": 3, "growth": 2}
+RAN_ON_LINES = 2
+
+
+def _reserve_lines(label: QLabel, lines: int) -> None:
+    """``label`` at least ``lines`` lines tall, empty or not."""
+    margins = label.contentsMargins()
+    label.setMinimumHeight(lines * label.fontMetrics().lineSpacing() + margins.top() + margins.bottom())
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+
+
 WITH_COLOUR = (44, 160, 44)
 WITHOUT_COLOUR = (214, 39, 40)
 
@@ -210,6 +225,8 @@ class KVBenchPanel(Panel):
         self.progress.setTextVisible(True)
         self.message = QLabel(tab)
         self.message.setWordWrap(True)
+        # its lines reserved: "Press Run to measure." cleared at a run's start re-laid the panel out (issue 19)
+        _reserve_lines(self.message, MESSAGE_LINES)
         # the controls in a column beside the curves, not in rows above them: on a 1366x768 laptop
         # the rows pushed the curves below the dock's fold (issue 14)
         controls = QFormLayout()
@@ -264,10 +281,14 @@ class KVBenchPanel(Panel):
             value.setWordWrap(True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             form.addRow(name, value)
+            # a result's sentences have their room before the first run: lines that appeared with
+            # it shrank the generated text's box, a relayout in the result's turn (issue 19)
+            _reserve_lines(value, RESULT_LINES.get(key, 1))
             self._result_labels[key] = value
             self._result_names[key] = name
         self.ran_on = QLabel(self.results_box)
         self.ran_on.setWordWrap(True)
+        _reserve_lines(self.ran_on, RAN_ON_LINES)
         form.addRow(self.ran_on)
         self.generated_label = QLabel(self.results_box)
         self.generated = QTextEdit(self.results_box)
