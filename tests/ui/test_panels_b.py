@@ -1072,3 +1072,13 @@ def test_a_kv_runs_start_and_result_lay_nothing_out_again(qtbot, state):
         assert [c.count for c in resizes] == [0] * len(watched), language
         assert panel.minimumSizeHint() == minimum
         panel._set_message("kvbench.idle")  # the next language's run starts from the idle words again
+
+
+def test_the_kv_legend_has_a_see_through_background_of_the_plots_colour(qtbot):
+    """At 1366x768 the legend's words sit over the curves: a half-opaque patch of the plot's own
+    background keeps them readable over a noisy curve, which still shows through."""
+    panel = shown(qtbot, KVBenchPanel())
+    colour = panel.plot_legend.opts["brush"].color()
+    background = panel.plot.backgroundBrush().color()
+    assert (colour.red(), colour.green(), colour.blue()) == (background.red(), background.green(), background.blue())
+    assert 0 < colour.alpha() < 255

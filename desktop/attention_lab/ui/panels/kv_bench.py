@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -72,6 +73,7 @@ def _ms(value: float) -> str:
 LIVE_REDRAW_MS = 100
 FIT_AFTER_MS = 30  # a finished run's axis fitted this long after its curves are drawn
 LIVE_PEN_WIDTH = 1  # the live curves' lines (pixels): see _build_bench_tab
+LEGEND_ALPHA = 200  # of 255: the legend's background, opaque enough to read its words over a curve
 
 
 DEFAULT_NEW_TOKENS = 50
@@ -251,7 +253,12 @@ class KVBenchPanel(Panel):
 
         self.plot = make_plot(tab)
         show_grid(self.plot, x=True, y=True, alpha=0.25)
-        self.plot_legend = self.plot.getPlotItem().addLegend(offset=(10, 10), labelTextColor="k")
+        # on a see-through patch of the plot's own background: at 1366x768 the legend's words sit over
+        # the curves, and a noisy curve crossed them; the curves still show through it
+        legend_background = QColor(self.plot.backgroundBrush().color())
+        legend_background.setAlpha(LEGEND_ALPHA)
+        self.plot_legend = self.plot.getPlotItem().addLegend(offset=(10, 10), labelTextColor="k",
+                                                             brush=pg.mkBrush(legend_background))
         # one-pixel lines: Qt's raster engine strokes a wider antialiased line through its slow
         # general path; at width 2 the two live curves were half of each live repaint (30 ms
         # against 16 ms at width 1, measured on 2 busy cores; issue 19).  Dots mark the tokens of a
