@@ -1038,3 +1038,47 @@ def test_exports_png_and_csv(qtbot, state, tmp_path):
         header, rows = p.table_for_export()
         path = export_csv(tmp_path / f"{p.panel_id}.csv", header, rows)
         assert len(path.read_text(encoding="utf-8").splitlines()) == len(rows) + 1
+
+
+def test_a_kv_runs_start_and_result_lay_nothing_out_again(qtbot, state):
+    """The run's start clears "Press Run to measure." and its result fills the results' lines:
+    both had room from the start, so neither resizes the plot or the results (a relayout of the
+    panel: ~7 ms of the GUI thread at the run's start, and the panel grew 28 px with the result;
+    issue 19)."""
+    from paint_counter import EventCounter
+
+    panel, runner = held_kv_panel(qtbot, state, 4, 1)
+    panel.resize(900, 430)  # the dock's part of a 1366x768 window
+    watched = (panel.plot, panel.results_box, panel.generated, panel.message, *panel._result_labels.values(), panel.ran_on)
+    resizes = [EventCounter(widget, QEvent.Type.Resize) for widget in watched]
+    for language in ("en", "pt_BR"):
+        translator.set_language(language)
+        qtbot.wait(50)  # laid out and painted
+        assert panel.message.text() == tr("kvbench.idle")
+        for counter in resizes:
+            counter.count = 0
+        minimum = panel.minimumSizeHint()
+        assert panel.run_benchmark()
+        assert panel.message.text() == ""
+        qtbot.wait(50)
+        assert [c.count for c in resizes] == [0] * len(watched), language
+        for i in range(4):
+            for mode in ("with-cache", "without-cache"):
+                runner.on_progress(KVStep(mode, i, 0.002, 7, 0, 4))
+        result = _kv_result(0.59, [1.0] * 4, [1.0 + 0.04 * i for i in range(4)])  # the longest speedup sentence
+        runner.on_result(result)
+        qtbot.wait(150)  # the axis fitted, the dots shown, all painted
+        assert panel._result_labels["speedup"].text() == kvbench.speedup_sentence(result, language) and panel.ran_on.text()
+        assert [c.count for c in resizes] == [0] * len(watched), language
+        assert panel.minimumSizeHint() == minimum
+        panel._set_message("kvbench.idle")  # the next language's run starts from the idle words again
+
+
+def test_the_kv_legend_has_a_see_through_background_of_the_plots_colour(qtbot):
+    """At 1366x768 the legend's words sit over the curves: a half-opaque patch of the plot's own
+    background keeps them readable over a noisy curve, which still shows through."""
+    panel = shown(qtbot, KVBenchPanel())
+    colour = panel.plot_legend.opts["brush"].color()
+    background = panel.plot.backgroundBrush().color()
+    assert (colour.red(), colour.green(), colour.blue()) == (background.red(), background.green(), background.blue())
+    assert 0 < colour.alpha() < 255

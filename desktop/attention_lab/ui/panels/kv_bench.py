@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -72,10 +73,26 @@ def _ms(value: float) -> str:
 LIVE_REDRAW_MS = 100
 FIT_AFTER_MS = 30  # a finished run's axis fitted this long after its curves are drawn
 LIVE_PEN_WIDTH = 1  # the live curves' lines (pixels): see _build_bench_tab
+LEGEND_ALPHA = 200  # of 255: the legend's background, opaque enough to read its words over a curve
 
 
 DEFAULT_NEW_TOKENS = 50
 CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells per map
+
+# lines of text kept for the words that come and go with a run, so that they change no layout:
+# the message beside the curves, the results' longer sentences (the speedup's explanation when
+# the gain is small, the growth per position) and the line saying what the run ran on
+MESSAGE_LINES = 2
+RESULT_LINES = {"speedup": 3, "growth": 2}
+RAN_ON_LINES = 2
+
+
+def _reserve_lines(label: QLabel, lines: int) -> None:
+    """``label`` at least ``lines`` lines tall, empty or not."""
+    margins = label.contentsMargins()
+    label.setMinimumHeight(lines * label.fontMetrics().lineSpacing() + margins.top() + margins.bottom())
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+
 
 WITH_COLOUR = (44, 160, 44)
 WITHOUT_COLOUR = (214, 39, 40)
@@ -210,6 +227,8 @@ class KVBenchPanel(Panel):
         self.progress.setTextVisible(True)
         self.message = QLabel(tab)
         self.message.setWordWrap(True)
+        # its lines reserved: "Press Run to measure." cleared at a run's start re-laid the panel out (issue 19)
+        _reserve_lines(self.message, MESSAGE_LINES)
         # the controls in a column beside the curves, not in rows above them: on a 1366x768 laptop
         # the rows pushed the curves below the dock's fold (issue 14)
         controls = QFormLayout()
@@ -234,7 +253,12 @@ class KVBenchPanel(Panel):
 
         self.plot = make_plot(tab)
         show_grid(self.plot, x=True, y=True, alpha=0.25)
-        self.plot_legend = self.plot.getPlotItem().addLegend(offset=(10, 10), labelTextColor="k")
+        # on a see-through patch of the plot's own background: at 1366x768 the legend's words sit over
+        # the curves, and a noisy curve crossed them; the curves still show through it
+        legend_background = QColor(self.plot.backgroundBrush().color())
+        legend_background.setAlpha(LEGEND_ALPHA)
+        self.plot_legend = self.plot.getPlotItem().addLegend(offset=(10, 10), labelTextColor="k",
+                                                             brush=pg.mkBrush(legend_background))
         # one-pixel lines: Qt's raster engine strokes a wider antialiased line through its slow
         # general path; at width 2 the two live curves were half of each live repaint (30 ms
         # against 16 ms at width 1, measured on 2 busy cores; issue 19).  Dots mark the tokens of a
@@ -264,10 +288,14 @@ class KVBenchPanel(Panel):
             value.setWordWrap(True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             form.addRow(name, value)
+            # a result's sentences have their room before the first run: lines that appeared with
+            # it shrank the generated text's box, a relayout in the result's turn (issue 19)
+            _reserve_lines(value, RESULT_LINES.get(key, 1))
             self._result_labels[key] = value
             self._result_names[key] = name
         self.ran_on = QLabel(self.results_box)
         self.ran_on.setWordWrap(True)
+        _reserve_lines(self.ran_on, RAN_ON_LINES)
         form.addRow(self.ran_on)
         self.generated_label = QLabel(self.results_box)
         self.generated = QTextEdit(self.results_box)
