@@ -21,7 +21,19 @@ class EventCounter(QObject):
 
 
 class PaintCounter(EventCounter):
-    """``count``: the paint events ``widget`` got since the last reset (``count = 0``)."""
+    """``count``: the paint events ``widget`` got since the last reset (``count = 0``); with
+    ``min_fraction``, only those repainting at least that fraction of its area (a label's line
+    repainted over a corner of a plot is not a repaint of the plot); ``rects``: each paint's rect."""
 
-    def __init__(self, widget):
+    def __init__(self, widget, min_fraction: float = 0.0):
         super().__init__(widget, QEvent.Type.Paint)
+        self.min_fraction = min_fraction
+        self.rects = []
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 -- Qt's name
+        if event.type() == QEvent.Type.Paint:
+            rect = event.rect()
+            self.rects.append((rect.width(), rect.height(), watched.width(), watched.height()))
+            area = max(1, watched.width() * watched.height())
+            self.count += rect.width() * rect.height() >= self.min_fraction * area
+        return False

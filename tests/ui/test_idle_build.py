@@ -189,12 +189,14 @@ def test_a_tab_built_in_idle_time_opens_without_a_new_layout_or_a_second_paint(q
     views = mask.findChildren(pg.GraphicsView)
     assert len(views) == 3  # the grid and the two bar plots
     resized = [EventCounter(view, QEvent.Type.Resize) for view in views]
-    painted = [PaintCounter(view.viewport()) for view in views]
+    # whole repaints only: a part of a view repainted later (a label's change beside it: 122 x 75 of
+    # the bar plot's 164 x 194, once in three runs) is not the plot drawn a second time
+    painted = [PaintCounter(view.viewport(), min_fraction=0.5) for view in views]
     window.docks["panel.mask"].raise_()
     qtbot.waitUntil(lambda: all(p.count for p in painted), timeout=TIMEOUT_MS)
     qtbot.wait(300)
     assert [r.count for r in resized] == [0, 0, 0]
-    assert [p.count for p in painted] == [1, 1, 1]
+    assert [p.count for p in painted] == [1, 1, 1], [p.rects for p in painted]
 
 
 def test_a_tab_opened_after_an_edit_keeps_its_plots_sizes_until_its_measurement_is_drawn(qtbot, make_window):
