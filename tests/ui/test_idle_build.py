@@ -181,9 +181,9 @@ def test_a_tab_built_in_idle_time_opens_without_a_new_layout_or_a_second_paint(q
         if pid not in FIRST_VIEW_PANELS:
             assert window.docks[pid].size() == _tab_in_sight(window, pid).size(), pid
     mask = window.built_panel("panel.mask")
-    # its five modes measured and drawn off-screen too: a measurement still on its way when the tab
-    # opens is drawn then, a second paint of the table and bars that this test is not about (it came
-    # in once in the full suite, the worker idle between the panel's paint and its request)
+    # its five modes measured too: a measurement still on its way when the tab opens is drawn then,
+    # a second paint of the table and bars that this test is not about (a guard on the set-up: the
+    # one failure seen was a partial repaint, counted apart below)
     qtbot.waitUntil(lambda: mask.mode_details() is not None and not window.session.worker.busy, timeout=TIMEOUT_MS)
     qtbot.wait(100)
     views = mask.findChildren(pg.GraphicsView)
