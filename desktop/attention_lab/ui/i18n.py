@@ -10,7 +10,7 @@ lrelease step in the build, and a test can check that every key has both languag
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject, QTranslator, Signal
 
 LANGUAGES = {"en": "English", "pt_BR": "Português (Brasil)"}
 _TABLE: dict[str, dict[str, str]] = {}
@@ -32,6 +32,23 @@ def system_language() -> str:
     return "pt_BR" if QLocale.system().name().lower().startswith("pt") else "en"
 
 
+class _QuietQtBroadcast(QObject):
+    """Keeps Qt's own ``LanguageChange`` broadcast from the widgets while its words are swapped.
+
+    Installing or removing a QTranslator sends ``LanguageChange`` to the application, which
+    posts it to every top-level widget, and each widget hands it to all its children and
+    repaints: 2,500-4,400 events and a repaint of the whole window (every plot with it) per
+    switch, 70-170 ms of the GUI thread before any panel took its new words (issue 18's
+    ``set_language`` stalls).  No widget the app has needs it: the app's own words follow
+    :attr:`_Translator.language_changed`, and Qt's words (a dialog's standard buttons, a text
+    field's menu) are taken when those are made, after the switch (every widget's text,
+    tooltip, accessible name, tab and action text in a window with all panels built came out
+    the same with and without the broadcast, checked once)."""
+
+    def eventFilter(self, watched, event) -> bool:
+        return event.type() == QEvent.Type.LanguageChange and watched is QCoreApplication.instance()
+
+
 class _Translator(QObject):
     language_changed = Signal(str)
 
@@ -43,6 +60,7 @@ class _Translator(QObject):
         #: (a new QTranslator per switch stayed a child of this object for good, each with its
         #: 290 KB catalogue: issue 18's soak switched language ~275 times in 30 minutes)
         self._qt_words_loaded: dict[str, QTranslator | None] = {}
+        self._quiet = _QuietQtBroadcast(self)
 
     def set_language(self, language: str) -> None:
         if language not in LANGUAGES:
@@ -60,6 +78,13 @@ class _Translator(QObject):
         app = QCoreApplication.instance()
         if app is None:
             return
+        app.installEventFilter(self._quiet)  # (installTranslator sends its LanguageChange at once)
+        try:
+            self._swap_qt_words(app, language)
+        finally:
+            app.removeEventFilter(self._quiet)
+
+    def _swap_qt_words(self, app: QCoreApplication, language: str) -> None:
         if self._qt_words is not None:
             app.removeTranslator(self._qt_words)
             self._qt_words = None
