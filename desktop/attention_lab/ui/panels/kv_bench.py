@@ -58,7 +58,7 @@ from attention_lab.ui.panels.panel_kit import (
     make_plot,
 )
 from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ticks
-from attention_lab.ui.panels.plot_setters import set_axis_label, set_ticks, set_title, set_view_range, show_grid
+from attention_lab.ui.panels.plot_setters import fill_legend, set_axis_label, set_ticks, set_title, set_view_range, show_grid
 from attention_lab.ui.panels.plot_setters import nice_ceiling as time_ceiling  # the live plot's top (ms)
 
 def _ms(value: float) -> str:
@@ -459,24 +459,14 @@ class KVBenchPanel(Panel):
         """The legend's two entries, one per curve; once a run has finished each also gives its
         dashed fitted line's slope.  Four entries (the fits apart) filled most of the plot's
         height at 1366x768, their words over the curves.  The same entries always: only the words
-        change, in place -- a cleared and rebuilt legend (new labels, its layout redone, the plot
-        repainted around it) was a third of the GUI thread's work when a run's result arrived
-        (issue 19)."""
+        change, in place (``plot_setters.fill_legend``)."""
         r = self._result
         entries = []
         for curve, name, slope in ((self.curve_with, "kvbench.with", r and r.slope_ms_with),
                                    (self.curve_without, "kvbench.without", r and r.slope_ms_without)):
             text = tr(name) if r is None else tr("kvbench.with_fit", curve=tr(name), slope=_ms(slope))
             entries.append((curve, text))
-        shown = self.plot_legend.items
-        if [sample.item for sample, _label in shown] == [curve for curve, _text in entries]:
-            for (_sample, label), (_curve, text) in zip(shown, entries):
-                if label.text != text:
-                    label.setText(text)
-            return
-        self.plot_legend.clear()
-        for curve, text in entries:
-            self.plot_legend.addItem(curve, text)
+        fill_legend(self.plot_legend, entries)
 
     def _retranslate_stability(self) -> None:
         if self._stability_parts == 0:  # its words are made by the first part

@@ -31,9 +31,12 @@ from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import HeatImage, configure_map_plot, fit_token_ticks, hatch_overlay, overlay_item
 from attention_lab.ui.panels.panel_kit import UpwardLabels, explanation_label
 from attention_lab.ui.panels.plot_setters import (
+    fill_legend,
     nice_ceiling,
     plain_axes,
+    set_axis_label,
     set_ticks,
+    set_title,
     set_view_range,
     settle_transforms,
     show_grid,
@@ -46,6 +49,11 @@ BIDI_COLOUR = (255, 127, 14)
 #: gets a line of text on top of this (5 rows were ~10 px each on a laptop: "emb/0/1/2/3" overlapped)
 LAYER_MAPS_CHROME_PX = 80
 ZERO_LABEL_LIMIT = 40  # label each exact zero up to this many positions; beyond, the summary says it
+
+
+def _row_ticks(rows: int) -> list:
+    """The layer maps' rows: the embeddings, then each layer."""
+    return [(0.5, tr("leakage.emb_short"))] + [(i + 1.5, str(i)) for i in range(rows - 1)]
 
 
 def fmt_change(value: float) -> str:
@@ -66,6 +74,7 @@ class LeakagePanel(Panel):
         self._rendered = False
         self.shown_causal = np.zeros(0)
         self.shown_bidirectional = np.zeros(0)
+        self._bar_top = 1.0  # the bars' plot's top, as last drawn (the "exactly 0" labels stand on it)
         self.hover_text = ""
 
         self.explain = explanation_label(self)
@@ -182,19 +191,33 @@ class LeakagePanel(Panel):
         self.at_label.setText(tr("leakage.at"))
         self.layers_title.setText(tr("leakage.layers_title"))
         bp = self.bar_plot.getPlotItem()
-        bp.setLabel("left", tr("leakage.y"))
-        bp.setLabel("bottom", tr("leakage.x"))
-        self.legend.clear()
-        self.legend.addItem(self.causal_bars, tr("leakage.causal"))
-        self.legend.addItem(self.bidi_bars, tr("leakage.bidirectional"))
+        # each text set only when it changes, the legend's words in place: a new axis label, title
+        # or legend lays its plot out again and repaints it
+        set_axis_label(bp, "left", tr("leakage.y"))
+        set_axis_label(bp, "bottom", tr("leakage.x"))
+        fill_legend(self.legend, [(self.causal_bars, tr("leakage.causal")), (self.bidi_bars, tr("leakage.bidirectional"))])
         for causal, (plot, _, _) in self._heat.items():
-            plot.setTitle(tr("leakage.causal" if causal else "leakage.bidirectional"), size="9pt")
-            plot.setLabel("left", tr("leakage.layer_axis"))
+            set_title(plot, tr("leakage.causal" if causal else "leakage.bidirectional"), size="9pt")
+            set_axis_label(plot, "left", tr("leakage.layer_axis"))
         self.hover.setText(self.hover_text)
         if self.state is not None:
-            self.show_state(self.state)
+            self._reword(self.state)
         else:
             self._fill_at(0)
+
+    def _reword(self, state) -> None:
+        """The words of what is drawn, in the current language: the bars and the maps stay (a
+        language changes no number; their axes' numbers follow through ``Panel.follow_language``).
+        Drawing them again on a switch was half of the panel's re-wording turn (issue 18)."""
+        self.token_label.setText(tr("leakage.replace", token=state.tokens[state.position]))
+        self._fill_replacements()  # each guess's probability, in the language's number format
+        self._fill_at(state.model.lens.config.n_layer)
+        if len(self.shown_causal):  # (bars drawn: a state shown)
+            self._label_zeros(self.shown_causal, self._bar_top)
+            self._render_summary(self.shown_causal, self.shown_bidirectional)
+        rows = state.leakage.causal_layers.shape[0]
+        for plot, _image, _over in self._heat.values():
+            set_ticks(plot.getAxis("left"), [_row_ticks(rows), []])
 
     def show_state(self, state) -> None:
         self._show_edit(state)
@@ -325,13 +348,18 @@ class LeakagePanel(Panel):
         # so the axis, the grid and the "exactly 0" labels stay as they are (a new range re-placed
         # every label after the first paint and painted the plot twice)
         top = nice_ceiling(1.3 * float(max(causal.max(initial=0.0), bidi.max(initial=0.0))), smallest=1e-6)
-        zeros = np.flatnonzero(causal == 0) if n <= ZERO_LABEL_LIMIT else []
-        self.zero_labels.show_labels(((tr("leakage.exact_zero"), float(i) - 0.2, top * 0.015, CAUSAL_COLOUR) for i in zeros),
-                                     height=top)
+        self._bar_top = top
+        self._label_zeros(causal, top)
         fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
         set_view_range(bp, (-0.6, n - 0.4), (0, top))
         settle_transforms(bp.getViewBox())
         self._render_summary(causal, bidi)
+
+    def _label_zeros(self, causal: np.ndarray, top: float) -> None:
+        """"exactly 0" over each causal bar that is (up to ZERO_LABEL_LIMIT positions)."""
+        zeros = np.flatnonzero(causal == 0) if len(causal) <= ZERO_LABEL_LIMIT else []
+        self.zero_labels.show_labels(((tr("leakage.exact_zero"), float(i) - 0.2, top * 0.015, CAUSAL_COLOUR) for i in zeros),
+                                     height=top)
 
     def _render_summary(self, causal: np.ndarray, bidi: np.ndarray) -> None:
         state = self.state
@@ -361,7 +389,7 @@ class LeakagePanel(Panel):
         maps = {True: leak.causal_layers.numpy().astype(np.float32), False: leak.bidirectional_layers.numpy().astype(np.float32)}
         rows, n = maps[True].shape
         hi = float(max(maps[True].max(initial=0.0), maps[False].max(initial=0.0), 1e-6))
-        row_ticks = [(0.5, tr("leakage.emb_short"))] + [(i + 1.5, str(i)) for i in range(rows - 1)]
+        row_ticks = _row_ticks(rows)
         self.heat_bar.setLevels((0.0, hi))
         for causal, (plot, image, over) in self._heat.items():
             data = maps[causal]

@@ -40,6 +40,22 @@ def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
         axis.setLabel(text)
 
 
+def fill_legend(legend: pg.LegendItem, entries: list) -> None:
+    """``legend``'s entries, ``(plot item, words)`` each: the same items as shown get their new words
+    in place (a language switch, a run's fitted slopes); other items rebuild it.  A cleared and rebuilt
+    legend (new labels, its layout redone, the plot repainted around it) was a third of the GUI thread's
+    work when a KV run's result arrived (issue 19), and of the Leakage panel's re-wording (issue 18)."""
+    shown = legend.items
+    if [sample.item for sample, _label in shown] == [item for item, _text in entries]:
+        for (_sample, label), (_item, text) in zip(shown, entries):
+            if label.text != text:
+                label.setText(text)
+        return
+    legend.clear()
+    for item, text in entries:
+        legend.addItem(item, text)
+
+
 def set_ticks(axis: pg.AxisItem, ticks: list) -> None:
     if _changed(axis, "ticks", ticks):
         axis.setTicks(ticks)
