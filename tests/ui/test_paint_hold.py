@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from attention_lab.ui.panels.ids import PanelId
-from paint_counter import PaintCounter
+from paint_counter import EventCounter, PaintCounter
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -164,3 +164,38 @@ def test_the_head_grid_is_not_narrowed_by_the_scroll_bar_its_height_brings_up(qt
         _settle(qtbot, window)
         widths = sorted({w for w, _h in changes.sizes})
         assert len(widths) <= 1, f"at {width}×{height} the head grid was {changes.sizes}"
+
+
+def test_a_reset_layout_with_nothing_to_reset_relays_out_and_paints_nothing(qtbot, window):
+    """A Reset layout of a window still as the last one left it re-applied the same places and sizes,
+    and its paint hold alone repainted every dock (~130 paint events for nothing, issue 18); now it
+    does nothing.  Anything changed since (a tab brought forward, a size) is reset as before."""
+    window.resize(1000, 700)
+    _settle(qtbot, window)
+    window.reset_layout()
+    _settle(qtbot, window)
+    paints = HeldPaints(window)
+    grid_dock = window.docks[PanelId.HEAD_GRID]
+    dock_resizes = EventCounter(grid_dock, QEvent.Type.Resize)
+    try:
+        holds = window.paint_hold.holds
+        window.reset_layout()
+        _settle(qtbot, window)
+        assert window.paint_hold.holds == holds, "a hold: every dock repainted when it ends"
+        assert not any(paints.after.values()), f"painted with nothing to reset: {paints.after}"
+        assert dock_resizes.count == 0
+        # the KV tab brought to the front: Reset brings the head grid back
+        window.docks[PanelId.KVBENCH].raise_()
+        _settle(qtbot, window)
+        assert window._out_of_sight(PanelId.HEAD_GRID)
+        window.reset_layout()
+        _settle(qtbot, window)
+        assert not window._out_of_sight(PanelId.HEAD_GRID)
+        # another window size: Reset sets the sizes for it (this test's screen is Qt's offscreen 800×800)
+        window.resize(760, 640)
+        _settle(qtbot, window)
+        holds = window.paint_hold.holds
+        window.reset_layout()
+        assert window.paint_hold.holds == holds + 1
+    finally:
+        paints.remove()

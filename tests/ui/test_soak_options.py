@@ -42,6 +42,7 @@ def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
     assert len(lines) == report["summary"]["steps"]  # every action, none twice
     assert {entry["action"] for entry in lines} <= {"set_causal", "set_head"}
     assert report["summary"]["actions_drawn"] == ["set_causal", "set_head"]
+    assert report["summary"]["screen"] == [1920, 1200]  # its own offscreen screen, not Qt's 800×800
     for entry in lines:  # the arguments the driver was called with, to replay the step
         assert set(entry["arguments"]) == ({"causal"} if entry["action"] == "set_causal" else {"head"})
         assert entry["rss_mb"] > 0 and entry["t_s"] >= 0
@@ -53,3 +54,30 @@ def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
     assert sum(report["summary"]["over_goal_by_action"].values()) == len(over_goal)
     if sys.platform.startswith("linux"):  # each sample says what the C heap holds (in use, kept, mapped)
         assert report["samples"] and all(s["heap_in_use_mb"] > 0 and "heap_free_mb" in s for s in report["samples"])
+
+
+def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path):
+    """Qt's offscreen screen is 800×800: every Reset layout shrank the soak's window to it (a relayout
+    and repaint of every dock no learner gets, then the next resize did it all again; issue 18)."""
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from PySide6.QtWidgets import QApplication, QMainWindow\n"
+        "from attention_lab.ui.learner_driver import SIZES\n"
+        "from attention_lab.ui.window_settings import fit_to_screen\n"
+        "app = QApplication([])\n"
+        "window = QMainWindow(); window.show()\n"
+        "for size in SIZES:\n"
+        "    window.resize(*size); app.processEvents()\n"
+        "    assert not fit_to_screen(window), (size, app.primaryScreen().availableGeometry())\n"
+        "    assert window.size().toTuple() == size\n"
+        "print('ok', app.primaryScreen().size().toTuple())\n")
+    from attention_lab.ui.soak import SOAK_SCREEN, offscreen_platform
+
+    platform = offscreen_platform("offscreen", tmp_path)
+    env = dict(os.environ, QT_QPA_PLATFORM=platform, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
+    done = subprocess.run([sys.executable, "-c", script], check=False, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"ok {SOAK_SCREEN}" in done.stdout
+    # a platform given by whoever runs the soak (a display, offscreen with its own options) is theirs
+    assert offscreen_platform("xcb", tmp_path) == "xcb"
+    assert offscreen_platform("offscreen:size=1x1", tmp_path) == "offscreen:size=1x1"

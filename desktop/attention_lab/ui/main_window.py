@@ -359,11 +359,14 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ layout / settings
     def reset_layout(self) -> None:
-        self.paint_hold.hold()
         fit_to_screen(self)
+        if self.dock_layout.as_last_reset_left_it(self.panel):  # nothing to re-apply: no relayout, no repaint
+            return
+        self.paint_hold.hold()
         self.dock_layout.reset(self._default_state, SETTINGS_VERSION)
         self._apply_default_sizes()
         self.dock_layout.hide_stale_tab_bars()
+        self.dock_layout.remember_reset(self.panel)
 
     def _apply_default_sizes(self) -> None:
         self.dock_layout.apply_default_sizes(self.panel)

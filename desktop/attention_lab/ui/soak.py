@@ -57,6 +57,13 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+#: the screen the soak's offscreen window is on: a desktop monitor that holds every size its learner
+#: resizes the window to (``learner_driver.SIZES``, up to 1900×1150, with the window's frame).  Qt's
+#: offscreen platform has an 800×800 screen by default: each Reset layout then shrank the window to
+#: it (``fit_to_screen``, as on a laptop a larger window was saved on), a relayout and repaint of
+#: every dock no learner sees (the window of a real screen is never larger than it), and the soak's
+#: next resize laid it all out again
+SOAK_SCREEN = (1920, 1200)
 DRIFT_WINDOW = 5  # samples averaged (median) at each end of the drift
 MAX_PROBLEMS_KEPT = 20
 SLOWEST_KEPT = 15
@@ -96,6 +103,19 @@ def soak_models(folder: Path, start: str) -> dict[str, str]:
     broken.mkdir(exist_ok=True)
     (broken / "config.json").write_text('{"model_type": "gpt2", "n_layer": 2', encoding="utf-8")  # cut short
     return {"start": start, "demo": "demo", "other": str(other), "broken": str(broken)}
+
+
+def offscreen_platform(platform: str, folder: Path) -> str:
+    """``QT_QPA_PLATFORM`` for the soak: Qt's plain offscreen platform gets a screen of
+    :data:`SOAK_SCREEN` (a configuration file written in ``folder``); any other platform, or an
+    offscreen one given its own options, is left as it is."""
+    if platform != "offscreen":
+        return platform
+    width, height = SOAK_SCREEN
+    config = folder / "offscreen-screen.json"
+    screen = {"name": "soak", "x": 0, "y": 0, "width": width, "height": height, "logicalDpi": 96, "logicalBase": 96, "dpr": 1}
+    config.write_text(json.dumps({"screens": [screen]}), encoding="utf-8")
+    return f"offscreen:configfile={config}"
 
 
 def _load_average() -> list[float] | None:
@@ -261,6 +281,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.TemporaryDirectory(prefix="attention-lab-soak-")
+    work = Path(tmp.name)
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        os.environ["QT_QPA_PLATFORM"] = offscreen_platform("offscreen", work)
 
     from attention_lab.core.heap import KEPT_HEAP, heap_usage_mb
 
@@ -283,8 +307,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     number_format.localize_axis_ticks()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     rng = random.Random(args.seed)
-    tmp = tempfile.TemporaryDirectory(prefix="attention-lab-soak-")
-    work = Path(tmp.name)
     models = soak_models(work, args.model)
     trap = FaultTrap().install()
     gc_pause.freeze_imports()  # as the app does before its window (ui.launch)
@@ -364,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stalls_over_goal=ledger.running_over_goal, stall_goal_ms=STALL_GOAL_MS, **ledger.over_goal_breakdown(),
         startups=ledger.startup_count,
         load_average=_load_average(), actions_drawn=names,
+        screen=list(app.primaryScreen().availableGeometry().size().toTuple()) if app.primaryScreen() else None,
     )
     report = {"summary": summary, "actions": dict(sorted(done.items())), "problems": problems,
               "slowest_actions": ledger.slowest, "startup_actions": ledger.startups, "samples": samples}
