@@ -35,7 +35,7 @@ print(f"idle: longest gap {max(gaps)*1000:.0f} ms over {len(ticks)} ticks")
 import attention_lab.core.csv_table as ct
 if len(sys.argv) > 1: ct.CSV_CHUNK_ROWS = int(sys.argv[1])
 print("chunk", ct.CSV_CHUNK_ROWS)
-w.session.csv_exported.connect(lambda p: done.append(time.monotonic()))
+w.session.file_exported.connect(lambda p: done.append(time.monotonic()))
 for attempt in range(3):
     ticks.clear(); done.clear()
     start = time.monotonic()

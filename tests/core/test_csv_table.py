@@ -52,5 +52,5 @@ def test_a_file_that_cannot_be_opened_is_left_as_it_was(tmp_path):
 
 
 def test_exports_to_two_files_are_two_kinds_and_one_file_is_one():
-    assert jobs.csv_export_kind("/a/x.csv") != jobs.csv_export_kind("/a/y.csv")
-    assert jobs.csv_export_kind("/a/x.csv") == jobs.csv_export_kind(Path("/a/x.csv"))
+    assert jobs.file_export_kind("/a/x.csv") != jobs.file_export_kind("/a/y.csv")
+    assert jobs.file_export_kind("/a/x.csv") == jobs.file_export_kind(Path("/a/x.csv"))

@@ -607,7 +607,19 @@ def test_csv_exports_are_on_disk_once_the_window_settles(driver):
         ("export", {"kind": "csv", "panel_id": "panel.leakage"}),
         ("export", {"kind": "csv", "panel_id": "panel.head_grid"}),
     ])
-    assert driver.csv_asked is not None and driver.csv_asked.read_bytes().startswith("\ufefflayer,".encode())
+    assert driver.file_asked is not None and driver.file_asked.read_bytes().startswith("\ufefflayer,".encode())
+    assert driver.window.exports.writing == []
+
+
+def test_png_exports_are_on_disk_once_the_window_settles(driver):
+    """A PNG is painted on the GUI thread and encoded on the worker (issue 18): as for a CSV, the
+    driver waits for it through the worker and the check finds each file written."""
+    replay(driver, [
+        ("export", {"kind": "png", "panel_id": "panel.head_grid"}),
+        ("type_text", {"typed": " and more"}),
+        ("export", {"kind": "png", "panel_id": "panel.leakage"}),
+    ])
+    assert driver.file_asked is not None and driver.file_asked.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert driver.window.exports.writing == []
 
 

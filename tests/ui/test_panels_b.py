@@ -35,6 +35,7 @@ from attention_lab.ui.i18n import tr, translator  # noqa: E402
 from attention_lab.ui.number_format import integer  # noqa: E402
 from attention_lab.ui.panels.kv_bench import KVBenchPanel, time_ceiling  # noqa: E402
 from attention_lab.ui.panels.mask import MODES, MaskPanel  # noqa: E402
+from attention_lab.ui.panels.panel_kit import fmt_number  # noqa: E402
 from attention_lab.core import roles  # noqa: E402
 from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel  # noqa: E402
 from attention_lab.ui.panels.shapes import ShapesPanel, format_shape  # noqa: E402
@@ -293,6 +294,49 @@ def test_mask_panel_asking_for_its_modes_changes_only_its_status(qtbot, state, t
     assert [plot.size() for plot in plots] == sizes
     runner.release()
     assert panel.mode_details() is not None and panel.selected_text.text() != "" and panel.status.text() == ""
+
+
+def test_switching_the_mask_mode_lays_out_no_plot_and_keeps_the_grid_and_table(qtbot, state):
+    """Issue 18 (the soak's ``set_mask_mode`` stalls): a mode switch changes the future cells' word,
+    the selected row and the sentence and bars under the table, nothing else.  The sentence grew and
+    shrank by a line between modes (the two bar plots under it laid out again), the grid's legend
+    came and went (the grid's plot resized), and the picture, the axes and the table's 25 cells were
+    made again each time.  Now every mode's sentence has its room, the legend's room stays while a
+    mode needs it, and the cells are changed in place where they differ."""
+    from paint_counter import EventCounter
+
+    panel = shown(qtbot, MaskPanel())
+    serve(panel, SyncRunner())
+    panel.show_state(state)
+    qtbot.waitUntil(lambda: panel.mode_details() is not None and panel._bar_plots_built == 2, timeout=LONG)
+    qtbot.wait(50)  # laid out
+    plots = {"grid": panel.grid_plot, "sums": panel.sums_plot, "leak": panel.leak_plot}
+    resizes = {name: EventCounter(plot, QEvent.Type.Resize) for name, plot in plots.items()}
+    picture = panel.grid_image.image
+    panel.table.item(0, 0).setData(Qt.ItemDataRole.UserRole, "made once")
+    verdicts = [panel.table.item(r, 4).text() for r in range(len(MODES))]
+    sentences = set()
+    for mode in [*MODES[1:], MODES[0], *MODES]:
+        panel.set_mode(mode)
+        qtbot.wait(30)
+        sentences.add(panel.selected_text.text())
+        # what the mode shows follows it: its row, its word in the future's cells, its sentence
+        assert panel.table.currentRow() == MODES.index(mode)
+        future = {text for text, x, y in panel.cell_labels.texts() if x > y}
+        assert future == {tr(f"mask.cell.{mode}")}
+        assert tr(f"mask.mode.{mode}") in panel.selected_text.text()
+        assert panel.sums_bars.opts["height"] == pytest.approx(panel.mode_details()[mode].row_sums.mean(0))
+    assert len(sentences) > 2
+    assert {name: counter.count for name, counter in resizes.items()} == {name: 0 for name in plots}
+    assert panel.grid_image.image is picture
+    assert panel.table.item(0, 0).data(Qt.ItemDataRole.UserRole) == "made once"
+    assert [panel.table.item(r, 4).text() for r in range(len(MODES))] == verdicts
+
+    # a new edit's numbers still reach the kept cells
+    panel.show_state(build_state(panel.state.model, position=state.position - 1))
+    qtbot.waitUntil(lambda: panel.mode_details() is not None, timeout=LONG)
+    details = panel.mode_details()
+    assert panel.table.item(0, 3).text() == fmt_number(details[MODES[0]].row.max_leak_before)
 
 
 def test_mask_panel_builds_its_bar_plots_one_per_part_or_when_first_painted(qtbot, state, tiny_model):

@@ -29,7 +29,7 @@ Progress = Callable[[Any], None]
 ANALYSIS, MODEL, DOWNLOAD = "analysis", "model", "download"
 MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induction", "kvbench", "kv-stability", "tour-fact"
 MASK_REPORT, KNOCKOUT, RANK_HEADS = "mask-report", "knockout", "rank-heads"
-EXPORT_CSV = "export-csv"  # one kind per file (``csv_export_kind``): a second export never drops the first
+EXPORT_FILE = "export-file"  # one kind per file (``file_export_kind``): a second export never drops the first
 
 
 class Cancelled(Exception):
@@ -206,10 +206,10 @@ def kv_stability_job(lens, ids: list[int], *, cancel=None, progress=None):
     return kv_stability(lens, ids)
 
 
-def csv_export_kind(path: Any) -> str:
-    """The worker's kind for writing ``path``: exports to two files both get written; a newer export
-    to the same file replaces the older one's table."""
-    return f"{EXPORT_CSV}:{os.fspath(path)}"
+def file_export_kind(path: Any) -> str:
+    """The worker's kind for writing ``path`` (a table or a picture): exports to two files both get
+    written; a newer export to the same file replaces the older one's."""
+    return f"{EXPORT_FILE}:{os.fspath(path)}"
 
 
 def export_csv_job(path: Any, header: list, rows: Any, *, cancel=None, progress=None):
@@ -218,6 +218,13 @@ def export_csv_job(path: Any, header: list, rows: Any, *, cancel=None, progress=
     from attention_lab.core.csv_table import export_csv
 
     return export_csv(path, header, rows, check=lambda: raise_if_cancelled(cancel))
+
+
+def export_png_job(path: Any, rgba: Any, *, cancel=None, progress=None):
+    """Write a plot's painted pixels (height × width × 4 RGBA bytes) to ``path`` as a PNG; returns the path."""
+    from attention_lab.core.png_file import write_png
+
+    return write_png(path, rgba, check=lambda: raise_if_cancelled(cancel))
 
 
 def throttled(progress: Progress | None, interval: float = 0.1) -> Callable[[int, int], None] | None:

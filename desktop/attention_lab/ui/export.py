@@ -2,7 +2,10 @@
 table of numbers as CSV (written on the worker: :class:`PanelExports`).
 
 Plots take a scene item (a PlotItem, a GraphicsLayout) or a whole ``GraphicsScene``; PNG is
-rendered by pyqtgraph's exporter at twice the on-screen size so it stays sharp on slides.  SVG is
+rendered by pyqtgraph's exporter at twice the on-screen size so it stays sharp on slides, and the
+window's File › Export has its pixels encoded and written on the worker
+(:func:`attention_lab.core.png_file.write_png`: the encoding was ~85 % of a PNG export's time on the
+GUI thread, issue 18).  SVG is
 drawn in one pass by Qt's SVG generator (pyqtgraph's exporter draws and re-parses each item: ~100 ms
 of the GUI thread for the head grid), pyqtgraph's exporter only for a plot inside a layout.  CSV is
 written by :mod:`attention_lab.core.csv_table` (Qt-free) through the session's
@@ -35,25 +38,49 @@ def _shown_width(exporter: Any) -> int:
     return max(1, int(exporter.getTargetRect().width()))
 
 
+def _exported_item(item: Any) -> Any:
+    """``item``, or the scene of a GraphicsView widget (everything it shows)."""
+    if hasattr(item, "scene") and not hasattr(item, "sceneRect") and callable(item.scene) and hasattr(item, "viewport"):
+        return item.scene()
+    return item
+
+
+def render_png_pixels(item: Any):
+    """``item`` (as :func:`export_plot` takes it) painted at :data:`PNG_SCALE` times its shown width, as
+    height × width × 4 RGBA bytes (a copy: the worker may encode them while the GUI goes on)."""
+    import numpy as np
+    from pyqtgraph import exporters
+    from PySide6.QtGui import QImage
+    from PySide6.QtWidgets import QApplication
+
+    item = _exported_item(item)
+    QApplication.processEvents()  # let pending layout settle so the exported size is right
+    exporter = exporters.ImageExporter(item)
+    exporter.parameters()["width"] = _shown_width(exporter) * PNG_SCALE
+    exporter.parameters()["antialias"] = True
+    image = exporter.export(toBytes=True).convertToFormat(QImage.Format.Format_RGBA8888)
+    rows = np.frombuffer(image.constBits(), dtype=np.uint8).reshape(image.height(), image.bytesPerLine())
+    return rows[:, : image.width() * 4].reshape(image.height(), image.width(), 4).copy()
+
+
 def export_plot(item: Any, path: str | os.PathLike) -> Path:
-    """Write ``item`` (pyqtgraph item or scene, or a widget that has ``scene()``) as PNG or SVG by suffix."""
+    """Write ``item`` (pyqtgraph item or scene, or a widget that has ``scene()``) as PNG or SVG by suffix,
+    here and now (the window's File › Export has a PNG written on the worker: :class:`PanelExports`)."""
     from pyqtgraph import exporters
     from PySide6.QtWidgets import QApplication
+
+    from attention_lab.core.png_file import write_png
 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".png", ".svg"):
         raise ValueError(f"export as .png or .svg, not {suffix or 'no suffix'!r}")
-    if hasattr(item, "scene") and not hasattr(item, "sceneRect") and callable(item.scene) and hasattr(item, "viewport"):
-        item = item.scene()  # a GraphicsView widget: export everything it shows
-    QApplication.processEvents()  # let pending layout settle so the exported size is right
-    path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".png":
-        exporter = exporters.ImageExporter(item)
-        exporter.parameters()["width"] = _shown_width(exporter) * PNG_SCALE
-        exporter.parameters()["antialias"] = True
-        exporter.export(str(path))
+        write_png(path, render_png_pixels(item))
     else:
+        item = _exported_item(item)
+        QApplication.processEvents()  # let pending layout settle so the exported size is right
+        path.parent.mkdir(parents=True, exist_ok=True)
         if _qt_draws_it_as_shown(item):
             _svg_with_qt(item, path)  # one pass: 5-33 ms of CPU where pyqtgraph's exporter took 40-130
         else:
@@ -177,12 +204,14 @@ def with_kind_suffix(kind: str, path: str | os.PathLike) -> Path:
 
 
 class PanelExports(QObject):
-    """The window's File › Export: the current panel's plot is painted to a file at once; its
-    table is the intent :attr:`csv_wanted` (``ui/wiring.py`` hands it to the session, whose worker
-    writes it: a context-long head grid table held the GUI thread 1.6 s), and the written file or
-    the failure comes back to :meth:`csv_written` / :meth:`csv_failed`."""
+    """The window's File › Export: an SVG is painted to its file at once; a PNG is painted here and
+    its pixels are the intent :attr:`png_wanted`, a table the intent :attr:`csv_wanted`
+    (``ui/wiring.py`` hands them to the session, whose worker writes the file: a context-long head
+    grid table held the GUI thread 1.6 s, a PNG's encoding 60 ms of its 70), and the written file
+    or the failure comes back to :meth:`file_written` / :meth:`file_failed`."""
 
     csv_wanted = Signal(object, object, object)  # path, header, rows
+    png_wanted = Signal(object, object)  # path, height × width × 4 RGBA pixels
 
     def __init__(self, window):
         super().__init__(window)
@@ -190,9 +219,10 @@ class PanelExports(QObject):
         self._names: dict[Path, str] = {}  # a file being written: its panel's name, for the error
 
     def export_current(self, kind: str, path: str | os.PathLike | None = None) -> Path | None:
-        """Export the current panel's plot (png/svg: written when this returns) or numbers (csv:
-        asked of the worker; :meth:`csv_written` says when it is); asks for a file when ``path`` is
-        None.  Returns the file's path, None when there is nothing to export or no file chosen."""
+        """Export the current panel's plot (svg: written when this returns; png: painted now, written
+        by the worker) or numbers (csv: written by the worker); :meth:`file_written` says when the
+        worker has written its file.  Asks for a file when ``path`` is None.  Returns the file's
+        path, None when there is nothing to export or no file chosen."""
         from PySide6.QtWidgets import QFileDialog
 
         window = self.window
@@ -216,23 +246,30 @@ class PanelExports(QObject):
             self.csv_wanted.emit(path, list(header), rows)
             return path
         try:
-            export_plot(target, path)
+            if kind == "png":
+                pixels = render_png_pixels(target)
+            else:
+                export_plot(target, path)
         except Exception as exc:
             window.show_error(f"{name}: {exc}", traceback.format_exc())
             return None
+        if kind == "png":
+            self._names[path] = name
+            self.png_wanted.emit(path, pixels)
+            return path
         self._written(path)
         return path
 
     @property
     def writing(self) -> list[Path]:
-        """The CSV files asked for and not yet written (nor failed)."""
+        """The files the worker was asked to write and has not written yet (nor failed to)."""
         return list(self._names)
 
-    def csv_written(self, path: Path) -> None:
+    def file_written(self, path: Path) -> None:
         self._names.pop(Path(path), None)
         self._written(Path(path))
 
-    def csv_failed(self, path: Path, message: str, details: str) -> None:
+    def file_failed(self, path: Path, message: str, details: str) -> None:
         name = self._names.pop(Path(path), "")
         self.window.show_error(f"{name}: {message}" if name else message, details)
 

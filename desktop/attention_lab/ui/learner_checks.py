@@ -98,9 +98,9 @@ def window_problems(driver) -> list[str]:
         problems.append(f"still busy after settling: {busy}")
     if w.worker.busy:
         problems.append("the worker is not idle although nothing is pending")
-    asked = driver.csv_asked
+    asked = driver.file_asked
     if asked is not None and not asked.is_file():
-        problems.append(f"the CSV export to {asked.name} was never written")
+        problems.append(f"the export to {asked.name} was never written")
     message = _error_dialog_message(w)
     if message is not None and not (intent.expected_error and intent.expected_error in message):
         problems.append("an error dialog is open: " + message)

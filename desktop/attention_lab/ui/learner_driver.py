@@ -128,8 +128,8 @@ class LearnerDriver:
         self.intent = Intent(model_spec=models.get("start", ""), kv_new_tokens=kv_new_tokens)
         self.steps = 0
         self.exports = 0
-        #: the CSV file the last CSV export asked the worker for (the checks: on disk once settled)
-        self.csv_asked: Path | None = None
+        #: the file (CSV or PNG) the last such export asked the worker for (the checks: on disk once settled)
+        self.file_asked: Path | None = None
 
     def set_paint(self, paint: bool) -> None:
         """Paint the window (True) or only lay it out (False: no paint events at all)."""
@@ -512,10 +512,11 @@ class LearnerDriver:
         self.bring(panel_id)
         self.exports += 1
         target = self.workdir / f"export-{self.exports % 8}.{kind}"
-        if kind == "csv":  # written on the worker: gone until then, so the check sees the new file arrive
+        on_worker = kind in ("csv", "png")
+        if on_worker:  # written on the worker: gone until then, so the check sees the new file arrive
             target.unlink(missing_ok=True)
         written = self.window.export_current(kind, target, panel_id=panel_id)
-        self.csv_asked = written if kind == "csv" else self.csv_asked
+        self.file_asked = written if on_worker else self.file_asked
 
     def load_model(self, name: str) -> None:
         """File › Open model folder (or Use the demo model)."""

@@ -96,8 +96,8 @@ class Session(QObject):
     ranking_cancelled = Signal()
     analysis_mask_changed = Signal(object, object)  # the analysis's MaskSpec (None: causal), knocked heads
     job_failed = Signal(str, object, str, str)  # kind, key, message, details
-    csv_exported = Signal(object)  # the Path written
-    csv_export_failed = Signal(object, str, str)  # the Path, message, details
+    file_exported = Signal(object)  # the Path of an exported table or picture, written
+    file_export_failed = Signal(object, str, str)  # the Path, message, details
 
     def __init__(
         self,
@@ -498,16 +498,21 @@ class Session(QObject):
                      on_result=lambda fact: self.fact_ready.emit(key, fact))
 
     def export_csv(self, path, header, rows) -> None:
-        """Write a table to ``path`` on the worker → :attr:`csv_exported` (or :attr:`csv_export_failed`:
+        """Write a table to ``path`` on the worker → :attr:`file_exported` (or :attr:`file_export_failed`:
         a read-only folder, a full disk).  Exports to different files are separate kinds, so a
         second one never drops the first."""
-        if self.worker.is_shut_down:
-            return
-        self.worker.submit(
-            jobs.csv_export_kind(path), jobs.export_csv_job, path, list(header), rows,
-            on_result=self.csv_exported.emit,
-            on_error=lambda exc, details: self.csv_export_failed.emit(path, _one_line(exc), details),
-        )
+        if not self.worker.is_shut_down:
+            self.worker.submit(jobs.file_export_kind(path), jobs.export_csv_job, path, list(header), rows,
+                               **self._export_callbacks(path))
+
+    def export_png(self, path, rgba) -> None:
+        """Encode a plot's painted pixels as a PNG and write it to ``path`` on the worker, as :meth:`export_csv`."""
+        if not self.worker.is_shut_down:
+            self.worker.submit(jobs.file_export_kind(path), jobs.export_png_job, path, rgba, **self._export_callbacks(path))
+
+    def _export_callbacks(self, path) -> dict:
+        return {"on_result": self.file_exported.emit,
+                "on_error": lambda exc, details: self.file_export_failed.emit(path, _one_line(exc), details)}
 
     # ------------------------------------------------------------------ teardown
     def shutdown(self, timeout: float = 1.5) -> bool:

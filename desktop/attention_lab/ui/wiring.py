@@ -137,8 +137,9 @@ def connect_panel(session: Session, panel, window: WindowSlots | None = None) ->
 
 
 def connect_exports(session: Session, exports) -> None:
-    """File › Export's table (``export.PanelExports``): the intent to the session's worker job, the
-    written file or the failure back."""
+    """File › Export's table and PNG (``export.PanelExports``): the intents to the session's worker
+    jobs, the written file or the failure back."""
     exports.csv_wanted.connect(session.export_csv)
-    session.csv_exported.connect(exports.csv_written)
-    session.csv_export_failed.connect(exports.csv_failed)
+    exports.png_wanted.connect(session.export_png)
+    session.file_exported.connect(exports.file_written)
+    session.file_export_failed.connect(exports.file_failed)

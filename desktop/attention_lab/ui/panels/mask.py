@@ -43,6 +43,7 @@ from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import (
     CellLabels,
+    SteadyHeightLabel,
     TextPool,
     explanation_label,
     fmt_number,
@@ -100,9 +101,8 @@ class MaskPanel(Panel):
         self.cell_labels = CellLabels()  # one item for all the cells' "0" / "−∞"
         self.grid_plot.addItem(self.cell_labels)
         # the future's "−∞" said once under the grid when its cells are too small to hold it (issue 14)
-        self.grid_legend = QLabel(self.grid_box)
+        self.grid_legend = SteadyHeightLabel(self.grid_box)
         self.grid_legend.setObjectName("mask.grid_legend")
-        self.grid_legend.setWordWrap(True)
         self.grid_legend.hide()
         self.grid_plot.getPlotItem().getViewBox().sigResized.connect(self._show_grid_legend)
         grid_layout = QVBoxLayout(self.grid_box)
@@ -155,8 +155,8 @@ class MaskPanel(Panel):
         )
         self.status = QLabel(self.why_box)
         self.status.setWordWrap(True)
-        self.selected_text = QLabel(self.why_box)
-        self.selected_text.setWordWrap(True)
+        # as tall as the tallest of the five modes' sentences: switching modes moves no plot (issue 18)
+        self.selected_text = SteadyHeightLabel(self.why_box)
         self.selected_text.setTextFormat(Qt.TextFormat.RichText)
 
         # the two bar plots: built later, one per idle turn (build_later_part), or one on each of
@@ -319,12 +319,20 @@ class MaskPanel(Panel):
         if state is None:
             return
         n = state.n_tokens
-        allowed = ~future_mask(n).numpy()
         self.grid_image.setImage(_mask_picture(n), autoLevels=False)
         self.grid_image.setRect(0, 0, n, n)
         set_heatmap_axes(self.grid_plot, state.tokens, state.tokens, tr("mask.query"), tr("mask.key"))
+        self._fill_cells()
+
+    def _fill_cells(self) -> None:
+        """The cells' "0" and the future's word for the selected mode ("−∞", "×0"…), and the legend."""
+        state = self.state
+        if state is None:
+            return
+        n = state.n_tokens
         cells = []
         if n <= CELL_TEXT_LIMIT:
+            allowed = ~future_mask(n).numpy()
             future_text = tr(f"mask.cell.{self.selected_mode()}")
             cells = [("0" if allowed[i, j] else future_text, j + 0.5, i + 0.5,
                       (40, 40, 40) if allowed[i, j] else (255, 255, 255)) for i in range(n) for j in range(n)]
@@ -338,13 +346,21 @@ class MaskPanel(Panel):
         if state is None or state.n_tokens < 2:
             self.grid_legend.hide()
             return
-        mode = self.selected_mode()
         units_x, units_y = self.grid_plot.getPlotItem().getViewBox().viewPixelSize()
         cell_px = (1.0 / units_x, 1.0 / units_y) if units_x > 0 and units_y > 0 else (0.0, 0.0)
-        written = state.n_tokens <= CELL_TEXT_LIMIT and CellLabels.fits(
-            tr(f"mask.cell.{mode}"), cell_px, QFontMetrics(self.grid_plot.font()))
-        self.grid_legend.setText(tr("mask.grid.legend", value=tr(f"mask.cell.{mode}")))
-        self.grid_legend.setVisible(not written)
+        metrics = QFontMetrics(self.grid_plot.font())
+        unwritten = [mode for mode in MODES if not (
+            state.n_tokens <= CELL_TEXT_LIMIT and CellLabels.fits(tr(f"mask.cell.{mode}"), cell_px, metrics))]
+        mode = self.selected_mode()
+        # the legend's room is kept while any mode needs it (shown or not for this one): appearing
+        # and going as the learner switched modes, it resized the grid's plot each time (issue 18)
+        self.grid_legend.set_texts(tr("mask.grid.legend", value=tr(f"mask.cell.{mode}")),
+                                   [tr("mask.grid.legend", value=tr(f"mask.cell.{m}")) for m in unwritten])
+        policy = self.grid_legend.sizePolicy()
+        if policy.retainSizeWhenHidden() != bool(unwritten):
+            policy.setRetainSizeWhenHidden(bool(unwritten))
+            self.grid_legend.setSizePolicy(policy)
+        self.grid_legend.setVisible(mode in unwritten)
 
     def _fill_ascii_choices(self) -> None:
         state = self.state
@@ -420,8 +436,12 @@ class MaskPanel(Panel):
         return self._result.details
 
     def _on_mode_changed(self, *_args) -> None:
-        self._fill_grid()
-        self._fill_why()
+        # a mode changes the future cells' word, the table's selected row, and the sentence and
+        # bars under it: the picture, the axes and the table's cells stay as they are (filled
+        # again, they relaid the table's columns out and repainted the grid: issue 18)
+        self._fill_cells()
+        self._select_row()
+        self._fill_selected(self.mode_details())
 
     # ------------------------------------------------------------------ the comparison
     def _fill_why(self) -> None:
@@ -455,7 +475,6 @@ class MaskPanel(Panel):
             self.status.setText(text)
 
     def _fill_table(self, details: dict[str, ModeDetail] | None) -> None:
-        selected = self.selected_mode()
         for r, mode in enumerate(MODES):
             cells = [tr(f"mask.mode.{mode}"), "", "", "", ""]
             bad = False
@@ -470,22 +489,34 @@ class MaskPanel(Panel):
                 cells[3] = fmt_number(d.row.max_leak_before)
                 verdict = "mask.verdict.both" if leaks and off else "mask.verdict.leaks" if leaks else "mask.verdict.sums" if off else "mask.verdict.ok"
                 cells[4] = tr(verdict)
+            brush = QBrush(QColor(253, 219, 199) if bad else QColor(217, 240, 211)) if details is not None else QBrush()
             for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if 0 < c < 4:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if details is not None:
-                    item.setBackground(QBrush(QColor(253, 219, 199) if bad else QColor(217, 240, 211)))
-                self.table.setItem(r, c, item)
+                # the cells are kept and changed where they differ: new items each time relaid the
+                # columns (sized to their contents) out and repainted the whole table
+                item = self.table.item(r, c)
+                if item is None:
+                    item = QTableWidgetItem()
+                    if 0 < c < 4:
+                        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    self.table.setItem(r, c, item)
+                if item.text() != text:
+                    item.setText(text)
+                if item.background() != brush:
+                    item.setBackground(brush)
+        self._select_row()
+
+    def _select_row(self) -> None:
+        row = MODES.index(self.selected_mode())
+        if self.table.currentRow() == row and self.table.selectionModel().isRowSelected(row):
+            return
         self.table.blockSignals(True)
-        self.table.selectRow(MODES.index(selected))
+        self.table.selectRow(row)
         self.table.blockSignals(False)
 
     def _fill_selected(self, details: dict[str, ModeDetail] | None) -> None:
         if self._bar_plots_built < 2:
             return  # drawn when built
         mode = self.selected_mode()
-        name = tr(f"mask.mode.{mode}")
         set_title(self.sums_plot.getPlotItem(), tr("mask.rowsums.title"))
         set_title(self.leak_plot.getPlotItem(), tr("mask.leak.title"))
         state = self.state
@@ -497,11 +528,10 @@ class MaskPanel(Panel):
             # the sentence's room is kept while the modes are measured: emptied, the label shrank,
             # the bar plots under it grew, and the measurement's sentence shrank them back, each a
             # new layout of the panel and its plots (and, in a dock just too short for the panel,
-            # its scroll bar gone and back: every plot resized twice more; issue 19)
-            self.selected_text.setMinimumHeight(self.selected_text.height() if self.selected_text.text() else 0)
-            self.selected_text.setText("")
+            # its scroll bar gone and back: every plot resized twice more; issue 19): the label keeps
+            # the room of the sentences it showed last
+            self.selected_text.set_texts("", self.selected_text.alternatives)
             return
-        self.selected_text.setMinimumHeight(0)
         d = details[mode]
         n = d.row_sums.shape[-1]
         x = np.arange(n, dtype=float)
@@ -529,29 +559,35 @@ class MaskPanel(Panel):
         self.sums_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
         set_view_range(self.leak_plot.getPlotItem(), (-0.6, n - 0.4), (0, leak_top))
 
+        self.selected_text.set_texts(self._sentence(mode, details, position),
+                                     [self._sentence(other, details, position) for other in MODES])
+
+    @staticmethod
+    def _sentence(mode: str, details: dict[str, ModeDetail], position: int) -> str:
+        """What ``mode`` does to this edit, in one sentence (the text under the table)."""
+        d = details[mode]
+        name = tr(f"mask.mode.{mode}")
         if d.row.max_leak_before > 0 and d.row.future_weight == 0:
-            text = tr(
+            return tr(
                 "mask.selected.denominator",
                 mode=name,
                 leak=fmt_number(d.row.max_leak_before),
                 lo=fmt_number(float(d.row_sums.min()), 3),
                 hi=fmt_number(float(d.row_sums.max()), 3),
             )
-        elif d.row.max_leak_before > 0:
-            text = tr("mask.selected.leaks", mode=name, future=fmt_number(d.row.future_weight), leak=fmt_number(d.row.max_leak_before))
-        elif d.row.max_row_sum_error > 1e-5:
-            text = tr(
+        if d.row.max_leak_before > 0:
+            return tr("mask.selected.leaks", mode=name, future=fmt_number(d.row.future_weight), leak=fmt_number(d.row.max_leak_before))
+        if d.row.max_row_sum_error > 1e-5:
+            return tr(
                 "mask.selected.sums",
                 mode=name,
                 future=fmt_number(d.row.future_weight),
                 lo=fmt_number(float(d.row_sums.min()), 3),
                 hi=fmt_number(float(d.row_sums.max()), 3),
             )
-        elif position == 0:
-            text = tr("mask.selected.first")
-        else:
-            text = tr("mask.selected.ok", mode=name, err=fmt_number(d.row.max_row_sum_error), future=fmt_number(d.row.future_weight), k=position)
-        self.selected_text.setText(text)
+        if position == 0:
+            return tr("mask.selected.first")
+        return tr("mask.selected.ok", mode=name, err=fmt_number(d.row.max_row_sum_error), future=fmt_number(d.row.future_weight), k=position)
 
     # ------------------------------------------------------------------ export
     def table_for_export(self):

@@ -34,6 +34,67 @@ def explanation_label(parent=None) -> QLabel:
     return label
 
 
+class SteadyHeightLabel(QLabel):
+    """A word-wrapped label that keeps the room of the tallest of the texts it may show next.
+
+    A label whose sentence follows a choice (the Mask panel's selected mode) grew and shrank by a
+    line as the learner switched: each time the layout moved the plots under it and pyqtgraph laid
+    them out again (the soak's ``set_mask_mode`` stalls, issue 18).  :meth:`set_texts` shows one
+    text and reserves the height of the tallest of ``alternatives`` at the label's width (again
+    when the width changes), so switching among them lays nothing out."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self._alternatives: list[str] = []
+        self._probe: QLabel | None = None  # measures a text without showing it (made on first use)
+
+    def set_texts(self, shown: str, alternatives: Sequence[str]) -> None:
+        """Show ``shown``; keep the room of the tallest of ``alternatives`` (``shown`` among them)."""
+        self._alternatives = [shown, *alternatives]
+        self._reserve()
+        if self.text() != shown:
+            self.setText(shown)
+
+    @property
+    def alternatives(self) -> list[str]:
+        """The texts whose room is kept (the one shown among them)."""
+        return list(self._alternatives)
+
+    def tallest_height(self, width: int) -> int:
+        """The height the tallest alternative needs at ``width`` (0 with none)."""
+        if not self._alternatives or width <= 0:
+            return 0
+        probe = self._probe
+        if probe is None:
+            probe = self._probe = QLabel()
+            probe.setWordWrap(True)
+        probe.setTextFormat(self.textFormat())
+        probe.setFont(self.font())
+        probe.setMargin(self.margin())
+        probe.setIndent(self.indent())
+        probe.setContentsMargins(self.contentsMargins())
+        tallest = 0
+        for text in self._alternatives:
+            probe.setText(text)
+            tallest = max(tallest, probe.heightForWidth(width))
+        return tallest
+
+    def _reserve(self) -> None:
+        height = self.tallest_height(self.width()) if self.testAttribute(Qt.WidgetAttribute.WA_WState_Visible) else 0
+        if height != self.minimumHeight():
+            self.setMinimumHeight(height)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 -- Qt's name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._reserve()  # another width, other line breaks
+
+    def showEvent(self, event) -> None:  # noqa: N802 -- Qt's name
+        super().showEvent(event)
+        self._reserve()  # laid out now: its width is the real one
+
+
 def monospace_font() -> QFont:
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
     font.setStyleHint(QFont.StyleHint.Monospace)
