@@ -852,6 +852,42 @@ def test_kv_model_choice_and_longer_run_reach_the_session(qtbot, state, tiny_mod
     assert panel.model_choice.itemText(1) == "formatos do GPT-2 small, pesos aleatórios"
 
 
+class StandInTokenizer:
+    """A tokenizer only the run holds (the test can watch it die); it writes ids as <id>."""
+
+    def decode(self, ids):
+        return "".join(f"<{i}>" for i in ids)
+
+    def token_texts(self, ids):
+        return [f"<{i}>" for i in ids]
+
+
+def test_a_finished_kv_run_lets_go_of_its_models_tokenizer_and_keeps_its_text(qtbot, state, tiny_model):
+    """Issue 18: the panel kept the tokenizer of the model its last run timed (to write the run's
+    text), after the learner had switched to another model.  Once the run is over and its text
+    is written out, the text box keeps it and the tokenizer is free."""
+    import gc
+    import weakref
+
+    panel = shown(qtbot, KVBenchPanel())
+    result = _kv_result(3.0, [1.0] * 4, [1.0, 1.2, 1.4, 1.6])
+    runner = CannedRunner(None)
+    serve(panel, runner)
+    panel.show_state(state)
+    panel.set_benchmark_model("gpt2-shapes")
+    tokenizer = StandInTokenizer()
+    held = weakref.ref(tokenizer)
+    runner.result = TargetKVRun(result, "gpt2-small-shapes (random weights)", [7, 8, 9], tokenizer, tiny_model.lens.config, True)
+    del tokenizer
+    assert panel.run_benchmark()
+    qtbot.wait(20)
+    runner.result = None
+    gc.collect()
+    assert "<7><8><9><0><0><0><0>" in panel.generated.toPlainText()  # the run's prompt and its text
+    assert held() is None, "the finished run's tokenizer is still held"
+    assert "prompt of 3 tokens" in panel.ran_on.text()
+
+
 @pytest.mark.parametrize("language", ["en", "pt_BR"])
 def test_kv_cache_size_before_a_run_is_the_chosen_models(qtbot, state, tiny_model, language):
     """With GPT-2 small's shapes chosen, the line before a run is that model's formula (12 × 12 × 64),

@@ -198,3 +198,50 @@ def test_the_heap_bound_is_checked_on_the_worker_after_every_job(qtbot, monkeypa
     finally:
         assert worker.shutdown()
     assert checks == ["bound-test-worker", "bound-test-worker"]
+
+
+class Held:
+    """An argument the test can watch die (a model or a state stands here)."""
+
+
+def test_finished_jobs_let_go_of_their_arguments_and_callbacks(qtbot, worker):
+    """Issue 18: a finished job kept what it was given (the session holds its last analysis,
+    KV and ranking jobs; the worker its last one while it waits), and with it a model switched
+    away from.  After each kind of end (result, error, cancel while running, cancel while
+    pending, superseded), nothing the job was given is alive."""
+    import gc
+    import weakref
+
+    given = []
+
+    def watched():
+        held = Held()
+        given.append(weakref.ref(held))
+        return held
+
+    def holding(then=lambda *_: None):
+        """A callback whose closure holds a watched object, as the session's lambdas hold a state."""
+        held = watched()
+        return lambda *a: then(*a) if held else None
+
+    def fails(_held, **_):
+        raise ValueError("no")
+
+    fn, _release, started = _blocker()
+    results, errors = [], []
+    jobs = [worker.submit("result", lambda held, **_: 1, watched(), on_result=holding(results.append))]
+    jobs.append(worker.submit("error", fails, watched(), on_error=lambda exc, details: errors.append(details)))
+    qtbot.waitUntil(lambda: bool(results and errors))
+    running = worker.submit("running", fn, watched(), on_cancelled=holding())
+    assert started.wait(5)
+    pending = worker.submit("pending", lambda held, **_: held, watched(), on_cancelled=holding())
+    superseded = worker.submit("pending2", lambda held, **_: held, watched(), on_result=holding())
+    worker.submit("pending2", lambda **_: None)
+    pending.cancel()
+    running.cancel()
+    qtbot.waitUntil(lambda: not worker.busy)
+    jobs += [running, pending, superseded]
+    gc.collect()
+    assert all(job.done for job in jobs)
+    alive = [i for i, ref in enumerate(given) if ref() is not None]
+    assert alive == [], f"arguments or callbacks of finished jobs still alive: {alive} of {len(given)}"

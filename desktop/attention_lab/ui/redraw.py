@@ -30,17 +30,17 @@ log = logging.getLogger(__name__)
 _schedulers = itertools.count(1)  # never reused, unlike id(): a new window is a new key
 
 
-def holds_another_model(panel: Panel, state) -> bool:
-    """Whether ``panel`` still holds a state of a model other than ``state``'s.
+def let_go_of_older_state(panel: Panel, state) -> None:
+    """A panel left for later (out of sight) drops the state it last drew: it is drawn with the
+    newest one when it is shown, never with that one again.
 
-    Such a panel is drawn with ``state`` even out of sight: the state it holds keeps its model
-    (weights, tokenizer: 500 MB for GPT-2 small) alive, and a panel left for later after each
-    model switch kept one model each, up to one per panel (issue 18: the soak's live C heap grew
-    ~90 MB with the 15 MB demo models; 4 hidden panels held 4 old models after 24 switches).
-    Only on a model switch, which a learner does a few times a session: an edit or a layer leaves
-    the hidden panels for later, as before."""
-    held = getattr(panel, "state", None)  # (a test's stand-in panel may have none)
-    return held is not None and getattr(held, "model", None) is not getattr(state, "model", None)
+    Kept, each panel out of sight held the analysis it last showed, a long text's attention maps
+    with it (the demo at 256 tokens: 7 MB; GPT-2 small at 1,024: ~100 MB), after the text in sight
+    had moved on (issue 18's drift), and after a model switch that state's model (weights,
+    tokenizer: 500 MB for GPT-2 small; 4 hidden panels held 4 old demo models after 24 switches).
+    What it drew stays on screen until then: nobody sees it."""
+    if getattr(panel, "state", None) is not None and panel.state is not state:
+        panel.state = None
 
 
 class RedrawScheduler(QObject):
@@ -71,7 +71,9 @@ class RedrawScheduler(QObject):
     def show(self, state) -> None:
         """Start drawing ``state`` (a newer one stops the round of the previous)."""
         self.showing = state
-        self.stale = {pid for pid in self.panels if self.out_of_sight(pid) and not holds_another_model(self.panels[pid], state)}
+        self.stale = {pid for pid in self.panels if self.out_of_sight(pid)}
+        for pid in self.stale:
+            let_go_of_older_state(self.panels[pid], state)
         in_sight = [p for pid, p in self.panels.items() if pid not in self.stale]
         self._next(state, [(p, step) for p in in_sight for step in self._steps(p, state)])
 

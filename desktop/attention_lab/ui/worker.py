@@ -102,6 +102,19 @@ class Job:
         self.event.set()
         self._worker._drop_pending(self)
 
+    def let_go(self) -> None:
+        """Drop what the job was given (function, arguments, callbacks) once it is finished.
+
+        A finished job outlives its run: the session keeps its last analysis, KV and ranking
+        jobs to ask whether they are done, and the worker its last one until the next arrives.
+        Their arguments are a model's lens and tokenizer, a state, a text's ids; the callbacks'
+        closures hold the same.  Kept, they kept a model switched away from alive (issue 18:
+        the soak's drift); ``done``, ``kind`` and the cancel flags are all that is read later."""
+        self.fn = None
+        self.args = ()
+        self.kwargs = {}
+        self.callbacks = dict.fromkeys(self.callbacks)
+
     def __repr__(self) -> str:
         state = "done" if self.done else ("cancelled" if self.cancelled else "live")
         return f"Job({self.id}, {self.kind!r}, {state})"
@@ -198,6 +211,7 @@ class InferenceWorker(QObject):
                 for job in self._pending:
                     job.event.set()
                     job.done = True
+                    job.let_go()  # never run: the worker takes nothing from a closed queue
                 self._pending.clear()
                 if self._running is not None:
                     self._running.event.set()
@@ -233,6 +247,13 @@ class InferenceWorker(QObject):
         if job.done:
             return
         job.done = True
+        try:
+            self._report(job, event, payload)
+        finally:
+            job.let_go()
+
+    def _report(self, job: Job, event: str, payload: Any) -> None:
+        """``job``'s end (GUI thread): its callback, when it is still the one wanted."""
         self._set_live(self._live - 1)
         wanted = self._latest.get(job.kind) is job
         if wanted:
@@ -290,6 +311,8 @@ class InferenceWorker(QObject):
             finally:
                 with self._lock:
                     self._running = None
+                # not kept while waiting for the next job: its arguments (a model, a state) with it
+                del job
             # the job's tensors are freed and its result is on its way: trim here, not on the
             # GUI thread, when glibc keeps too much of what they freed (issue 18, core.heap)
             KEPT_HEAP.after_job()

@@ -103,7 +103,9 @@ WITHOUT_COLOUR = (214, 39, 40)
 class BenchPrompt:
     name: str
     ids: list[int]
-    tokenizer: object | None  # None while another model's run (its own tokenizer) is on its way
+    # None while another model's run (its own tokenizer) is on its way, and once a run's text is
+    # written out (the panel decodes nothing more until the next run)
+    tokenizer: object | None
     config: object  # core.lens.GPT2Config
     random_weights: bool = False
 
@@ -664,6 +666,7 @@ class KVBenchPanel(Panel):
         # range (ticks, grid, the whole plot repainted) on top of the results' texts and their layout
         # made this the longest turn of a run (issue 19)
         self._draw_live(fit_time_axis=False)
+        self._let_go_of_tokenizer()  # (the text was written out by the run's last steps, or just now)
         self._fit_timer.start()
         # what a result changes (the legend's fitted slopes, the results), not every text of the
         # panel: a whole retranslate re-set ~30 labels and rebuilt the legend in the turn the run ended
@@ -697,6 +700,7 @@ class KVBenchPanel(Panel):
         self.progress.setFormat("%p%")
         self._set_message("kvbench.cancelled")
         self._update_controls()
+        self._let_go_of_tokenizer()
         self.benchmark_cancelled.emit()
 
     def _new_tokens_changed(self, value: int) -> None:
@@ -820,6 +824,17 @@ class KVBenchPanel(Panel):
             f'<b style="color:#1f5fa8">{added}</b></div>'
             f'<div style="color:#888; font-size: small">{pieces}</div>'
         )
+        self._let_go_of_tokenizer()
+
+    def _let_go_of_tokenizer(self) -> None:
+        """A run that is over and whose text is written out needs its model's tokenizer no more.
+
+        Kept, it kept the tokenizer of the model the last run timed after a switch to another
+        (issue 18's drift); the text box keeps what it shows, and the next run brings its own."""
+        bench = self._bench
+        if (not self._running and bench is not None and bench.tokenizer is not None
+                and self._live_text_ids == self._generated_shown):
+            self._bench = dataclasses.replace(bench, tokenizer=None)
 
     # ------------------------------------------------------------------ K/V stability
     def _stability_tab_shown(self, event) -> None:
