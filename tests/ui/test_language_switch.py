@@ -48,3 +48,65 @@ def test_leakage_takes_its_new_words_without_drawing_its_bars_and_maps_again(qtb
     translator.set_language("en")
     assert (panel.summary.text(), [label.text for _sample, label in panel.legend.items], panel.at.itemText(0)) == english
     assert drawn == []
+
+
+def test_a_switch_draws_again_only_the_axes_that_write_their_own_numbers(qtbot):
+    """Every axis of every plot was drawn anew on a switch (its picture dropped), the token and
+    layer axes too, whose words the panels set themselves: pyqtgraph's ``generateDrawSpecs`` was
+    a hot spot of the switch's stalls."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from attention_lab.ui import number_format
+
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    plot = pg.PlotWidget(holder)
+    QVBoxLayout(holder).addWidget(plot)
+    plot.plot([0.0, 0.5, 1.0], [0.25, 0.5, 0.75])
+    words = plot.getPlotItem().getAxis("bottom")
+    words.setTicks([[(0.0, "the"), (1.0, "dog")]])
+    numbers = plot.getPlotItem().getAxis("left")
+    holder.resize(400, 300)
+    holder.show()
+    qtbot.waitExposed(holder)
+    holder.grab()  # painted: each axis keeps its picture
+    assert words.picture is not None and numbers.picture is not None
+    number_format.follow_language(holder)
+    assert numbers.picture is None  # 0.5 becomes 0,5: drawn again
+    assert words.picture is not None  # its words are the panel's to change
+
+
+def test_a_window_switched_to_portuguese_shows_no_english(qtbot, make_window):
+    """The window opened in English, every dock and tab opened and the tour open, then switched:
+    every visible text is Portuguese, as in a window opened in Portuguese
+    (``test_portuguese_ui``), though the panels now take their words from the switch alone
+    (Qt's own broadcast kept from them) and the Leakage panel re-words without drawing again."""
+    from PySide6.QtWidgets import QTabWidget
+    from test_portuguese_ui import WORD, english_words, problems_in
+    from visible_texts import open_everything, visible_texts
+
+    window = make_window(model_spec="demo", language="en")
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=60_000)
+    text = "A small cat sat on the warm mat today"  # the learner's own: no new analysis on the switch
+    window.panel("panel.token_editor").editor.setPlainText(text)
+    qtbot.waitUntil(lambda: window.last_state.text == text, timeout=60_000)
+    open_everything(qtbot, window)
+    shown = window.last_state
+    window.set_language("pt_BR")
+    for dock in window.docks.values():  # a panel out of sight takes its words when shown
+        dock.raise_()
+        qtbot.wait(50)
+        for tabs in dock.findChildren(QTabWidget):
+            for i in reversed(range(tabs.count())):
+                tabs.setCurrentIndex(i)
+                qtbot.wait(50)
+    qtbot.waitUntil(lambda: not window.redraw.untranslated, timeout=10_000)
+    qtbot.wait(300)
+    state = window.last_state
+    assert state is shown  # the words changed, not what they describe
+    allowed = {w.lower() for w in WORD.findall(" ".join(state.tokens) + " " + state.text + " " + window.session.model.spec)}
+    english = english_words()
+    failures = [f"{seen.where}: “{seen.text[:120]}” → {', '.join(found)}"
+                for seen in visible_texts(window) if (found := problems_in(seen.text, english, allowed))]
+    assert not failures, f"{len(failures)} English texts after the switch:\n" + "\n".join(failures)
