@@ -110,3 +110,24 @@ def test_a_window_switched_to_portuguese_shows_no_english(qtbot, make_window):
     failures = [f"{seen.where}: “{seen.text[:120]}” → {', '.join(found)}"
                 for seen in visible_texts(window) if (found := problems_in(seen.text, english, allowed))]
     assert not failures, f"{len(failures)} English texts after the switch:\n" + "\n".join(failures)
+
+
+def test_a_closed_panel_takes_the_new_words_only_when_shown_again(qtbot, monkeypatch):
+    """pytest-qt closes a test's panel and deletes it later (its ``processEvents`` leaves the deletion
+    for the next event loop): a later test's switch re-worded it meanwhile, and its legend's anchor
+    reached a ViewBox already deleted (seen once).  Closed, a panel follows no switch; shown again,
+    it takes the language it missed."""
+    panel = LeakagePanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_state(synthetic_state())
+    reworded: list[str] = []
+    _count_calls(monkeypatch, panel, "retranslate", reworded)
+    panel.close()
+    translator.set_language("pt_BR")
+    assert reworded == []
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert reworded == ["retranslate"]
+    assert panel.legend.items[1][1].text == "bidirecional (sem máscara)"
