@@ -131,3 +131,31 @@ def test_a_closed_panel_takes_the_new_words_only_when_shown_again(qtbot, monkeyp
     qtbot.waitExposed(panel)
     assert reworded == ["retranslate"]
     assert panel.legend.items[1][1].text == "bidirecional (sem máscara)"
+
+
+def test_the_head_grid_in_sight_takes_its_new_words_without_drawing_its_maps_again(qtbot, monkeypatch):
+    """Its re-wording drew the grid in sight again (maps composed, view fitted, repainted): its maps and
+    token labels are no words of the interface; its heads' titles and axes' names are."""
+    from attention_lab.ui.panels.head_grid import HeadGridPanel
+
+    panel = HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(800, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_state(synthetic_state())
+    qtbot.waitUntil(panel.has_data)
+    qtbot.wait(100)
+    drawn: list[str] = []
+    _count_calls(monkeypatch, panel.mosaic, "show_mosaic", drawn)
+    translator.set_language("pt_BR")
+    assert drawn == []
+    assert [title.toPlainText() for title in panel._titles[:2]] == ["cabeça 0", "cabeça 1"]
+    assert panel.grid_plot.getAxis("left").labelText == tr("head_grid.query_axis")
+    assert panel.has_data()
+    panel.tabs.setCurrentIndex(1)  # another tab: drawn, in the new words, when opened
+    qtbot.waitUntil(panel.has_data)
+    translator.set_language("en")
+    panel.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(panel.has_data)
+    assert panel._titles[0].toPlainText() == "head 0"
