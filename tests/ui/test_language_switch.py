@@ -48,3 +48,114 @@ def test_leakage_takes_its_new_words_without_drawing_its_bars_and_maps_again(qtb
     translator.set_language("en")
     assert (panel.summary.text(), [label.text for _sample, label in panel.legend.items], panel.at.itemText(0)) == english
     assert drawn == []
+
+
+def test_a_switch_draws_again_only_the_axes_that_write_their_own_numbers(qtbot):
+    """Every axis of every plot was drawn anew on a switch (its picture dropped), the token and
+    layer axes too, whose words the panels set themselves: pyqtgraph's ``generateDrawSpecs`` was
+    a hot spot of the switch's stalls."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from attention_lab.ui import number_format
+
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    plot = pg.PlotWidget(holder)
+    QVBoxLayout(holder).addWidget(plot)
+    plot.plot([0.0, 0.5, 1.0], [0.25, 0.5, 0.75])
+    words = plot.getPlotItem().getAxis("bottom")
+    words.setTicks([[(0.0, "the"), (1.0, "dog")]])
+    numbers = plot.getPlotItem().getAxis("left")
+    holder.resize(400, 300)
+    holder.show()
+    qtbot.waitExposed(holder)
+    holder.grab()  # painted: each axis keeps its picture
+    assert words.picture is not None and numbers.picture is not None
+    number_format.follow_language(holder)
+    assert numbers.picture is None  # 0.5 becomes 0,5: drawn again
+    assert words.picture is not None  # its words are the panel's to change
+
+
+def test_a_window_switched_to_portuguese_shows_no_english(qtbot, make_window):
+    """The window opened in English, every dock and tab opened and the tour open, then switched:
+    every visible text is Portuguese, as in a window opened in Portuguese
+    (``test_portuguese_ui``), though the panels now take their words from the switch alone
+    (Qt's own broadcast kept from them) and the Leakage panel re-words without drawing again."""
+    from PySide6.QtWidgets import QTabWidget
+    from test_portuguese_ui import WORD, english_words, problems_in
+    from visible_texts import open_everything, visible_texts
+
+    window = make_window(model_spec="demo", language="en")
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=60_000)
+    text = "A small cat sat on the warm mat today"  # the learner's own: no new analysis on the switch
+    window.panel("panel.token_editor").editor.setPlainText(text)
+    qtbot.waitUntil(lambda: window.last_state.text == text, timeout=60_000)
+    open_everything(qtbot, window)
+    shown = window.last_state
+    window.set_language("pt_BR")
+    for dock in window.docks.values():  # a panel out of sight takes its words when shown
+        dock.raise_()
+        qtbot.wait(50)
+        for tabs in dock.findChildren(QTabWidget):
+            for i in reversed(range(tabs.count())):
+                tabs.setCurrentIndex(i)
+                qtbot.wait(50)
+    qtbot.waitUntil(lambda: not window.redraw.untranslated, timeout=10_000)
+    qtbot.wait(300)
+    state = window.last_state
+    assert state is shown  # the words changed, not what they describe
+    allowed = {w.lower() for w in WORD.findall(" ".join(state.tokens) + " " + state.text + " " + window.session.model.spec)}
+    english = english_words()
+    failures = [f"{seen.where}: “{seen.text[:120]}” → {', '.join(found)}"
+                for seen in visible_texts(window) if (found := problems_in(seen.text, english, allowed))]
+    assert not failures, f"{len(failures)} English texts after the switch:\n" + "\n".join(failures)
+
+
+def test_a_closed_panel_takes_the_new_words_only_when_shown_again(qtbot, monkeypatch):
+    """pytest-qt closes a test's panel and deletes it later (its ``processEvents`` leaves the deletion
+    for the next event loop): a later test's switch re-worded it meanwhile, and its legend's anchor
+    reached a ViewBox already deleted (seen once).  Closed, a panel follows no switch; shown again,
+    it takes the language it missed."""
+    panel = LeakagePanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_state(synthetic_state())
+    reworded: list[str] = []
+    _count_calls(monkeypatch, panel, "retranslate", reworded)
+    panel.close()
+    translator.set_language("pt_BR")
+    assert reworded == []
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert reworded == ["retranslate"]
+    assert panel.legend.items[1][1].text == "bidirecional (sem máscara)"
+
+
+def test_the_head_grid_in_sight_takes_its_new_words_without_drawing_its_maps_again(qtbot, monkeypatch):
+    """Its re-wording drew the grid in sight again (maps composed, view fitted, repainted): its maps and
+    token labels are no words of the interface; its heads' titles and axes' names are."""
+    from attention_lab.ui.panels.head_grid import HeadGridPanel
+
+    panel = HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(800, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_state(synthetic_state())
+    qtbot.waitUntil(panel.has_data)
+    qtbot.wait(100)
+    drawn: list[str] = []
+    _count_calls(monkeypatch, panel.mosaic, "show_mosaic", drawn)
+    translator.set_language("pt_BR")
+    assert drawn == []
+    assert [title.toPlainText() for title in panel._titles[:2]] == ["cabeça 0", "cabeça 1"]
+    assert panel.grid_plot.getAxis("left").labelText == tr("head_grid.query_axis")
+    assert panel.has_data()
+    panel.tabs.setCurrentIndex(1)  # another tab: drawn, in the new words, when opened
+    qtbot.waitUntil(panel.has_data)
+    translator.set_language("en")
+    panel.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(panel.has_data)
+    assert panel._titles[0].toPlainText() == "head 0"

@@ -49,8 +49,8 @@ def test_switching_back_and_forth_keeps_one_set_of_qt_words(qapp):
 
 def test_a_switch_spares_the_widgets_qt_s_broadcast(qapp, qtbot):
     """Issue 18: installing or removing Qt's words made Qt send ``LanguageChange`` to every
-    widget of the window, each repainted (2,500-4,400 events, 70-170 ms of the GUI thread per
-    switch, before any panel took its words).  The app's own words follow the translator's
+    widget of the window, each repainted (2,500-4,400 events per switch, about half of the
+    switch's first turn, before any panel took its words).  The app's own words follow the translator's
     signal; Qt's words still follow the language in what is made after the switch."""
     from paint_counter import EventCounter, PaintCounter
     from PySide6.QtCore import QEvent

@@ -123,6 +123,9 @@ def follow_language(widget) -> None:
     widget.setLocale(locale())
     for view in widget.findChildren(pg.GraphicsView):
         for item in view.scene().items() if view.scene() is not None else ():
-            if isinstance(item, pg.AxisItem):
+            # only an axis that writes its own numbers: one given its ticks (a map's tokens, its
+            # layers) has the panel's words, set again by its re-wording, and drawing it anew
+            # (pyqtgraph's generateDrawSpecs, in Python) was a hot spot of the switch (issue 18)
+            if isinstance(item, pg.AxisItem) and item._tickLevels is None:
                 item.picture = None
                 item.update()

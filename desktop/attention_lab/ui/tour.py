@@ -21,7 +21,7 @@ from __future__ import annotations
 import html
 import logging
 import os
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
@@ -46,7 +46,7 @@ from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
-from attention_lab.ui.model_label import model_label
+from attention_lab.ui.model_label import model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
@@ -147,10 +147,10 @@ class TourDock(QDockWidget):
         self.progress = load_progress(self.settings)
         self.fact: Fact | None = None
         self.fact_error: str | None = None
-        self.fact_model = ""
+        self.fact_model = ""  # (said in the language of each showing: see the property)
         self._fact_key: tuple | None = None  # what the shown (or pending) fact was measured on
         self._pending_key: tuple | None = None
-        self._pending_model = ""  # the model the pending fact is measured on
+        self._pending_model: Callable[[], str] = str  # the model the pending fact is measured on, named
         self._open_head_once = False
         self._opened_head: tuple[int, int] | None = None  # (layer, head) the step opened in the head grid
         self._kv_result: tuple[tuple, Any] | None = None  # (text key of the run, KVResult)
@@ -552,7 +552,7 @@ class TourDock(QDockWidget):
             return
         self._pending_key = key
         self.fact_error = None
-        self._pending_model = model_label(state.model)
+        self._pending_model = model_label_later(state.model)
         session.measure_fact(key, self.step, self._context(state))
         self._show_fact()
 
@@ -563,7 +563,7 @@ class TourDock(QDockWidget):
         self._pending_key = None
         self._fact_key = key
         self.fact = fact
-        self.fact_model = self._pending_model
+        self._fact_model_words = self._pending_model
         self._show_fact()
         self._open_head(fact)
         self._emit_if_settled()
@@ -621,6 +621,16 @@ class TourDock(QDockWidget):
         if self._role_target is not None:
             _role, layer, head = self._role_target
             self.window_.select_head(layer, head)
+
+    @property
+    def fact_model(self) -> str:
+        """The model the fact was measured on, named in the current language (a demo is described in
+        words: kept as measured, it stayed English in a tour switched to Portuguese)."""
+        return self._fact_model_words()
+
+    @fact_model.setter
+    def fact_model(self, name: str) -> None:
+        self._fact_model_words = lambda: name
 
     def _show_fact(self) -> None:
         self._role_target = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QMetaMethod, QTimer, Slot
+from PySide6.QtCore import QMetaMethod, Qt, QTimer, Slot
 from PySide6.QtWidgets import QWidget
 
 from attention_lab.ui import number_format
@@ -71,12 +71,28 @@ class Panel(QWidget):
     def _state(self, value) -> None:
         self.state = value
 
+    #: closed as a window of its own (a panel alone: a test's, pytest-qt closes it and deletes it later)
+    #: when the language changed: it takes its words when shown again, not while closed
+    _closed_through_a_switch = False
+
     @Slot(str)
     def _language_changed(self, _language: str) -> None:
         if self.language_later is not None:
             self.language_later(self.panel_id)
             return
+        if self.isWindow() and self.isHidden() and self.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide):
+            # closed, maybe on its way to deletion with its plots: re-worded then, its legend's anchor
+            # reached a ViewBox already deleted ("Internal C++ object (ViewBox) already deleted",
+            # pyqtgraph's GraphicsWidgetAnchor, in a later test's switch: issue 18)
+            self._closed_through_a_switch = True
+            return
         self.follow_language()
+
+    def showEvent(self, event) -> None:  # noqa: N802 -- Qt's name
+        super().showEvent(event)
+        if self._closed_through_a_switch:
+            self._closed_through_a_switch = False
+            self.follow_language()
 
     def follow_language(self) -> None:
         """Re-label the panel and its numbers in the current language."""
