@@ -312,7 +312,7 @@ def _one_head_panel(qtbot, tiny_checkpoint, width, height):
     panel.show()
     panel.show_state(state)
     panel.tabs.setCurrentIndex(1)  # "One head"
-    qtbot.waitUntil(lambda: panel.head_view.isVisible())
+    qtbot.waitUntil(lambda: panel.head_view.isVisible() and panel.has_data())  # its parts made, a turn each
     qtbot.wait(200)  # laid out
     return panel, state
 
@@ -422,3 +422,47 @@ def test_the_one_head_plots_are_built_in_idle_parts_and_used_when_the_tab_opens(
     np.testing.assert_allclose(panel._head_plots[0][1].image, state.attention_causal[panel.head].numpy(), atol=1e-6)
     panel._head_bar.setLevels((0.2, 0.6))
     assert all(tuple(image.levels) == pytest.approx((0.2, 0.6)) for _plot, image, _over, _texts in panel._head_plot_pool)
+
+
+def test_the_one_head_tab_opened_before_its_parts_makes_one_part_a_turn(qtbot, tiny_checkpoint):
+    """Issue 18 (the soak's ``set_head`` in a new window, 100-180 ms of CPU): opened before idle time
+    made its two plots and colour bar, the "one head" tab made all three in the click's turn.  Now
+    each turn makes one part, and the tab is drawn once they are all made (not drawn for an older
+    state meanwhile: stale until then); a later view needing one more plot makes it the same way."""
+    from attention_lab.ui.panels.head_grid import HeadGridPanel, SIDE_BY_SIDE, VIEWS, ONE_MODE
+    from state_factory import build_state, load
+
+    state = build_state(load(tiny_checkpoint), "The big dog bit the mailman yesterday.")
+    panel = HeadGridPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 600)
+    panel.show()
+    panel.set_view(ONE_MODE)  # one plot and the bar
+    panel.show_state(state)
+    assert panel._head_plot_pool == [] and panel._head_bar is None
+
+    def parts() -> int:
+        return len(panel._head_plot_pool) + (panel._head_bar is not None)
+
+    made_per_call = []
+    render = panel._render_head
+
+    def counted() -> None:  # each call is one turn of the event loop (the click, then the posted turns)
+        before = parts()
+        render()
+        made_per_call.append(parts() - before)
+
+    panel._render_head = counted
+    panel.tabs.setCurrentIndex(1)
+    assert parts() == 1 and not panel.has_data()  # the click's turn: one part, nothing drawn yet
+    qtbot.waitUntil(panel.has_data)
+    assert max(made_per_call) == 1 and parts() == 2
+    assert [item for item in panel.head_view.ci.items] == [panel._head_plot_pool[0][0], panel._head_bar]
+    np.testing.assert_allclose(panel._head_plots[0][1].image, state.attention_causal[panel.head].numpy(), atol=1e-6)
+
+    made_per_call.clear()
+    panel.set_view(SIDE_BY_SIDE)  # one more plot: made on its own turn too
+    qtbot.waitUntil(lambda: len(panel._head_plots) == 2 and panel.has_data())
+    assert made_per_call[0] == 1 and max(made_per_call) == 1 and parts() == 3
+    assert VIEWS[panel.view_combo.currentIndex()] == SIDE_BY_SIDE
+    np.testing.assert_allclose(panel._head_plots[1][1].image, state.attention_bidirectional[panel.head].numpy(), atol=1e-6)

@@ -177,7 +177,7 @@ class LearnerDriver:
         if w.download_worker.busy:
             busy.append("download worker")
         if w.exports.writing:
-            busy.append(f"csv export ({len(w.exports.writing)})")
+            busy.append(f"export ({len(w.exports.writing)})")
         showing = w.redraw.showing
         if showing is not None and showing is not w.last_state:
             busy.append("drawing")

@@ -193,6 +193,7 @@ class HeadGridPanel(Panel):
         self._head_plots: list = []  # those the view shows now
         self._head_bar = None
         self._head_bar_images = 0  # the pool's first images the colour bar sets the levels of
+        self._head_part_posted = False  # the next part of the enlarged head is to be made on the next turn
         row = QHBoxLayout()
         row.addWidget(self.head_label)
         row.addWidget(self.head_spin)
@@ -573,13 +574,37 @@ class HeadGridPanel(Panel):
         """The enlarged head's plots and colour bar, one per idle turn, before the "one head" tab
         is first opened: made on that click they held it 45-150 ms of CPU (two PlotItems and a
         ColorBarItem, whose own view box builds a menu; the soak's ``set_head`` stalls, issue 18)."""
-        if len(self._head_plot_pool) < HEAD_COLUMNS_MAX:
+        return self._build_head_part(HEAD_COLUMNS_MAX)
+
+    def _build_head_part(self, columns: int) -> bool:
+        """Make the next missing part of an enlarged head of ``columns`` plots (a plot, then the
+        colour bar); False when none is missing."""
+        if len(self._head_plot_pool) < columns:
             self._make_head_column()
             return True
         if self._head_bar is None:
             self._head_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colormap(), interactive=True, width=14, rounding=0.01)
             return True
         return False
+
+    def _head_parts_missing(self, columns: int) -> bool:
+        return len(self._head_plot_pool) < columns or self._head_bar is None
+
+    def _build_head_later(self, columns: int) -> None:
+        """The "one head" tab opened before idle time made its parts (a learner in a new window):
+        one part on this turn, the next on the following one, drawn once all are made.  All in the
+        click's turn held the GUI thread 100-180 ms of CPU (the soak's ``set_head``, issue 18)."""
+        self._build_head_part(columns)
+        if not self._head_part_posted:
+            self._head_part_posted = True
+            # behind what this turn posted (the tab's paint) and the timers already due (input, the
+            # perf probe's heartbeat): a 0 ms timer alone ran first (as ui/redraw.py's steps do)
+            QTimer.singleShot(0, self, lambda: QTimer.singleShot(1, self, self._next_head_part))
+
+    def _next_head_part(self) -> None:
+        self._head_part_posted = False
+        if 1 in self._stale and self.tabs.currentIndex() == 1:
+            self._render_head()  # the next part, or the drawing once none is missing
 
     def _make_head_column(self) -> None:
         """One column of the enlarged head (its plot, map, masked overlay and cell values), kept in the pool."""
@@ -599,22 +624,19 @@ class HeadGridPanel(Panel):
 
     def _build_head(self, count: int) -> None:
         """The enlarged head's plots (one, or causal and bidirectional side by side) and their
-        colour bar in the layout.  Each column's plot is made once (in idle time, or here when
-        the tab is opened first) and kept: switching the view only moves them in and out of the
-        layout.  Made again on every switch they held the GUI thread 70-120 ms of CPU each time."""
+        colour bar in the layout.  Each column's plot is made once (in idle time, or a part a turn
+        when the tab is opened first: :meth:`_build_head_later`) and kept: switching the view only
+        moves them in and out of the layout.  Made again on every switch they held the GUI thread 70-120 ms of CPU each time."""
         layout = self.head_view.ci
         for item in list(layout.items):
             layout.removeItem(item)
-        while len(self._head_plot_pool) < count:
-            self._make_head_column()
-        while self.build_later_part():  # whatever idle time has not made yet
-            pass
         linked = self._head_bar_images
         if linked != len(self._head_plot_pool):
             # the bar sets the levels of every kept map (a map out of the layout too: the
             # same levels when it comes back); each image connected to it once
             for _plot, image, _over, _texts in self._head_plot_pool[:linked]:
-                image.sigLevelsChanged.disconnect(self._head_bar._levelsChangedHandler)
+                if hasattr(image, "sigLevelsChanged"):  # as setImageItem connects it (an ImageItem has none)
+                    image.sigLevelsChanged.disconnect(self._head_bar._levelsChangedHandler)
             self._head_bar.setImageItem([image for _, image, _, _ in self._head_plot_pool])
             self._head_bar_images = len(self._head_plot_pool)
         self._head_plots = self._head_plot_pool[:count]
@@ -626,13 +648,13 @@ class HeadGridPanel(Panel):
         state = self.state
         if state is None:
             return
-        self._stale.discard(1)
         h = min(self.head, state.attention_causal.shape[0] - 1)
         n = state.n_tokens
         budget = VIEWS[self.view_combo.currentIndex()] == BUDGET
         self.head_view.setVisible(not budget)
         self.budget.setVisible(budget)
         if budget:
+            self._stale.discard(1)
             self.budget.show_state(state, h)
             return
         if VIEWS[self.view_combo.currentIndex()] == SIDE_BY_SIDE:
@@ -640,7 +662,12 @@ class HeadGridPanel(Panel):
         else:
             panels = [(state.causal, (state.attention_causal if state.causal else state.attention_bidirectional)[h])]
         if len(self._head_plots) != len(panels):
+            if self._head_parts_missing(len(panels)):
+                self._stale.add(1)  # not drawn for this state and view until its parts are made
+                self._build_head_later(len(panels))
+                return
             self._build_head(len(panels))
+        self._stale.discard(1)
         self._head_images = {}
         rect = QRectF(0, 0, n, n)
         for (causal, att), (plot, image, over, texts) in zip(panels, self._head_plots):

@@ -155,7 +155,7 @@ class MaskPanel(Panel):
         )
         self.status = QLabel(self.why_box)
         self.status.setWordWrap(True)
-        # as tall as the tallest of the five modes' sentences: switching modes moves no plot (issue 18)
+        # as tall as the tallest sentence it has shown at its width: switching back moves no plot (issue 18)
         self.selected_text = SteadyHeightLabel(self.why_box)
         self.selected_text.setTextFormat(Qt.TextFormat.RichText)
 
@@ -559,8 +559,7 @@ class MaskPanel(Panel):
         self.sums_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
         set_view_range(self.leak_plot.getPlotItem(), (-0.6, n - 0.4), (0, leak_top))
 
-        self.selected_text.set_texts(self._sentence(mode, details, position),
-                                     [self._sentence(other, details, position) for other in MODES])
+        self.selected_text.set_texts(self._sentence(mode, details, position), [])
 
     @staticmethod
     def _sentence(mode: str, details: dict[str, ModeDetail], position: int) -> str:

@@ -35,13 +35,17 @@ def explanation_label(parent=None) -> QLabel:
 
 
 class SteadyHeightLabel(QLabel):
-    """A word-wrapped label that keeps the room of the tallest of the texts it may show next.
+    """A word-wrapped label that keeps the room of the tallest text it has shown (or may show next).
 
     A label whose sentence follows a choice (the Mask panel's selected mode) grew and shrank by a
     line as the learner switched: each time the layout moved the plots under it and pyqtgraph laid
     them out again (the soak's ``set_mask_mode`` stalls, issue 18).  :meth:`set_texts` shows one
-    text and reserves the height of the tallest of ``alternatives`` at the label's width (again
-    when the width changes), so switching among them lays nothing out."""
+    text and keeps, at the label's width, the room of the tallest text shown there so far and of
+    ``alternatives``: going back to a shorter one lays nothing out.  A new width starts afresh.
+
+    (Reserving the five modes' sentences up front grew the Mask panel when an edit's numbers made
+    one of them longer: in a dock just too short for the panel, every plot laid out again.  The
+    legend's few short alternatives are reserved up front.)"""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -80,15 +84,22 @@ class SteadyHeightLabel(QLabel):
             tallest = max(tallest, probe.heightForWidth(width))
         return tallest
 
-    def _reserve(self) -> None:
-        height = self.tallest_height(self.width()) if self.testAttribute(Qt.WidgetAttribute.WA_WState_Visible) else 0
+    def _reserve(self, width_changed: bool = False) -> None:
+        """Keep the tallest alternative's room; at the same width the room only grows (the next
+        texts' numbers wrap a line earlier or later: shrinking and growing back laid the box out
+        twice).  Nothing is measured while hidden (its width is not the one it will be shown at)."""
+        if not self.testAttribute(Qt.WidgetAttribute.WA_WState_Visible):
+            return
+        height = self.tallest_height(self.width())
+        if not width_changed:
+            height = max(height, self.minimumHeight())
         if height != self.minimumHeight():
             self.setMinimumHeight(height)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 -- Qt's name
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
-            self._reserve()  # another width, other line breaks
+            self._reserve(width_changed=True)  # another width, other line breaks
 
     def showEvent(self, event) -> None:  # noqa: N802 -- Qt's name
         super().showEvent(event)
