@@ -72,3 +72,16 @@ def test_a_log_line_holds_the_stall_its_cpu_time_and_when_traced_its_handler():
     assert (line["stall_ms"], line["cpu_ms"], line["handler"], line["hot_spot"]) == (150.0, 140.0, "h.slot", "h.hot")
     quiet = log_line(8, 4.0, ledger.add(20.0, "set_head", {"head": 0}, startup=False), 12.04, startup=False)
     assert (quiet["stall_ms"], quiet["cpu_ms"]) == (20.0, 12.0) and "handler" not in quiet  # the heartbeat's CPU
+
+
+def test_the_drift_of_the_live_heap_is_reported_beside_the_resident_drift():
+    """Issue 18: the resident drift mixes what the app holds with what glibc keeps freed; the
+    live heap's drift (glibc's bytes in use), measured the same way, tells them apart."""
+    samples = [{"t_s": 10.0 * i, "rss_mb": 400.0 + (60.0 if i >= 10 else 0.0), "heap_in_use_mb": 170.0 + 0.1 * (i >= 10),
+                "max_stall_ms": 0.0} for i in range(20)]
+    summary = summarise(samples, warmup_s=0.0)
+    assert summary["drift_after_warmup_mb"] == 60.0
+    assert summary["live_heap_drift_after_warmup_mb"] == 0.1
+    # no heap figures (not glibc): no live drift, the resident one still
+    bare = [{k: v for k, v in s.items() if k != "heap_in_use_mb"} for s in samples]
+    assert summarise(bare, warmup_s=0.0)["live_heap_drift_after_warmup_mb"] is None

@@ -101,6 +101,18 @@ def test_no_code_calls_qmetamethod_from_signal():
     assert calls == [], f"QMetaMethod.fromSignal keeps a reference to the signal's owner: {calls}"
 
 
+def _window_with_every_panel_built(qtbot, settings, checkpoint):
+    """A shown window at a desktop size on ``checkpoint``, its first analysis in, every panel built."""
+    from attention_lab.ui.main_window import MainWindow
+
+    window = MainWindow(settings=settings, model_spec=str(checkpoint))
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=30_000)
+    window.build_all_panels()
+    return window
+
+
 def test_panels_out_of_sight_let_go_of_the_models_switched_away_from(qtbot, isolated_settings, tiny_checkpoint, tmp_path):
     """Issue 18: each panel left for later (a dock behind another tab) kept the state it last
     drew, and that state's model, after every model switch: the soak's live C heap grew ~90 MB
@@ -110,16 +122,11 @@ def test_panels_out_of_sight_let_go_of_the_models_switched_away_from(qtbot, isol
     import shutil
 
     from attention_lab.ui.launch import teardown
-    from attention_lab.ui.main_window import MainWindow
 
     other = tmp_path / "other-model"
     shutil.copytree(tiny_checkpoint, other)  # another folder: another model object, same weights
-    window = MainWindow(settings=isolated_settings, model_spec=str(tiny_checkpoint))
-    window.resize(1400, 900)
-    window.show()
+    window = _window_with_every_panel_built(qtbot, isolated_settings, tiny_checkpoint)
     try:
-        qtbot.waitUntil(lambda: window.last_state is not None, timeout=30_000)
-        window.build_all_panels()
         window.draw_hidden_panels()  # every panel holds the first model's state
         hidden = [pid for pid in window.panels if window._out_of_sight(pid)]
         assert hidden, "the default layout has docks behind others"
@@ -135,5 +142,35 @@ def test_panels_out_of_sight_let_go_of_the_models_switched_away_from(qtbot, isol
         held = [f"model {i}: {[pid for pid, p in window.panels.items() if p.state is not None and p.state.model is ref()]}"
                 for i, ref in enumerate(loaded[:-1]) if ref() is not None]
         assert held == [], f"models switched away from are still alive (held by these panels): {held}"
+    finally:
+        assert teardown(QApplication.instance(), window)
+
+
+def test_panels_out_of_sight_let_go_of_a_long_texts_state_once_the_text_moves_on(qtbot, isolated_settings, tiny_checkpoint):
+    """Issue 18: each panel behind a tab kept the state it last drew after the text in sight had
+    moved on: a long text's attention maps (the demo at 256 tokens: 7 MB; GPT-2 small at 1,024:
+    ~100 MB).  With every panel built and drawn on a long text, a short one in sight leaves no
+    panel holding the long text's state, and a panel shown again draws the short one."""
+    from attention_lab.ui.launch import teardown
+
+    window = _window_with_every_panel_built(qtbot, isolated_settings, tiny_checkpoint)
+    try:
+        window.session.set_text("the cat sat on the mat " * 8)
+        qtbot.waitUntil(lambda: window.last_state is not None and window.last_state.text.startswith("the cat")
+                        and window.redraw.showing is window.last_state and not window.session.pending, timeout=30_000)
+        window.draw_hidden_panels()  # every panel holds the long text's state
+        long_state = weakref.ref(window.last_state)
+        hidden = [pid for pid in window.panels if window._out_of_sight(pid)]
+        assert hidden, "the default layout has docks behind others"
+        window.session.set_text("Hi")
+        qtbot.waitUntil(lambda: window.last_state is not None and window.last_state.text == "Hi"
+                        and window.redraw.showing is window.last_state, timeout=30_000)
+        qtbot.wait(50)
+        gc.collect()
+        holders = [pid for pid, p in window.panels.items() if p.state is not None and p.state is long_state()]
+        assert long_state() is None, f"the long text's state is still alive (held by these panels: {holders})"
+        assert all(window.panels[pid].state is None for pid in hidden)
+        window.draw_hidden_panels()
+        assert all(window.panels[pid].state is window.last_state for pid in hidden)
     finally:
         assert teardown(QApplication.instance(), window)

@@ -26,7 +26,8 @@ It writes ``soak.json`` (samples, summary, the first problems found) and ``soak.
 an exception, a Qt warning or an inconsistent window was seen.  "Memory drift" is the
 median resident size of the last ``DRIFT_WINDOW`` samples minus that of the samples just
 after the warm-up (the first ``--warmup-min`` minutes: caches, fonts and lazily built
-panels fill up then).
+panels fill up then); ``live_heap_drift_after_warmup_mb`` is the same of glibc's bytes in use,
+what the app holds live, apart from what glibc keeps freed.
 
 To find where memory goes, ``--actions`` draws from some actions only (``-a,b``: all but
 those) and ``--log`` writes every action with its arguments, the resident size after it, its longest
@@ -130,17 +131,25 @@ def summarise(samples: list[dict], warmup_s: float) -> dict:
     """Memory and stalls over the run.  ``max_stall_ms`` is the running window's (each
     sample's ``max_stall_ms``); a new window's construction is in ``max_startup_stall_ms``."""
     after = [s for s in samples if s["t_s"] >= warmup_s]
-    drift = None
-    if len(after) >= 2:
-        head = statistics.median(s["rss_mb"] for s in after[:DRIFT_WINDOW])
-        tail = statistics.median(s["rss_mb"] for s in after[-DRIFT_WINDOW:])
-        drift = round(tail - head, 1)
+
+    def drift_of(key: str) -> float | None:
+        if len(after) < 2 or any(key not in s for s in after):
+            return None
+        head = statistics.median(s[key] for s in after[:DRIFT_WINDOW])
+        tail = statistics.median(s[key] for s in after[-DRIFT_WINDOW:])
+        return round(tail - head, 1)
+
+    drift = drift_of("rss_mb")
     return {
         "samples": len(samples),
         "rss_start_mb": round(samples[0]["rss_mb"], 1) if samples else None,
         "rss_end_mb": round(samples[-1]["rss_mb"], 1) if samples else None,
         "rss_max_mb": round(max(s["rss_mb"] for s in samples), 1) if samples else None,
         "drift_after_warmup_mb": drift,
+        # the same drift of glibc's bytes in use (what the app holds live): a resident drift without
+        # it is memory glibc keeps freed (up to core.heap's bound), which swung the resident size
+        # ±40-60 MB between 4-minute runs of the same actions (issue 18)
+        "live_heap_drift_after_warmup_mb": drift_of("heap_in_use_mb"),
         "max_stall_ms": round(max(s["max_stall_ms"] for s in samples), 1) if samples else None,
         "max_stall_after_warmup_ms": round(max(s["max_stall_ms"] for s in after), 1) if after else None,
         "max_startup_stall_ms": round(max(s.get("max_startup_stall_ms", 0.0) for s in samples), 1) if samples else None,
