@@ -24,8 +24,41 @@ from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set
 # ---------------------------------------------------------------------------- labels
 
 
+class ExplanationLabel(QLabel):
+    """A selectable, word-wrapped rich-text label whose height for a width is measured once per text.
+
+    QLabel lays its selectable text out again for every ``heightForWidth`` question (it sets the
+    text control's width), and that relayout repaints the label: each turn of a model switch's
+    redraw asked the window's layout again, and the explanation of every panel in sight was
+    painted once per turn, 3 times per switch (issue 18: the soak's load_model stalls)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._heights: dict[int, int] = {}
+        self._measured_for = None  # (text, font, margins) the heights hold for
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 -- Qt's name
+        key = (self.text(), self.font().key(), self.contentsMargins().top(), self.contentsMargins().bottom(),
+               self.contentsMargins().left(), self.contentsMargins().right())
+        if key != self._measured_for:
+            self._heights.clear()
+            self._measured_for = key
+        if width not in self._heights:
+            # measuring lays the text control out at ``width``: its update request is a repaint of a
+            # label whose text and size may not have changed (a paint of its own follows any that did)
+            controls = [c for c in self.children() if c.metaObject().className() == "QWidgetTextControl"]
+            for control in controls:
+                control.blockSignals(True)
+            try:
+                self._heights[width] = super().heightForWidth(width)
+            finally:
+                for control in controls:
+                    control.blockSignals(False)
+        return self._heights[width]
+
+
 def explanation_label(parent=None) -> QLabel:
-    label = QLabel(parent)
+    label = ExplanationLabel(parent)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
