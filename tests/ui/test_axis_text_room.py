@@ -55,3 +55,30 @@ def test_the_axis_keeps_its_height_through_its_first_paints_and_fits_its_text(qt
     assert heights == [built] * 3, f"the axis was {built} px when built, then {heights} after its paints"
     # the room kept is at least what pyqtgraph measured for the text (none of it cut or hidden)
     assert axis.textHeight <= axis.style["tickTextHeight"] < axis.textHeight + 1.5
+
+
+@pytest.mark.parametrize("side", ["bottom", "top"])
+def test_token_labels_across_a_map_keep_its_axis_height(qtbot, side):
+    """The leakage, budget, KV, enlarged-head and panel_kit maps label their columns with
+    ``fit_token_ticks``: their axis gets its room when first labelled, before any paint, and
+    keeps it through an empty text and back."""
+    from attention_lab.ui.panels.heatmap_kit import fit_token_ticks
+
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    widget.resize(500, 400)
+    widget.show()
+    plot = widget.addPlot()
+    configure_map_plot(plot)
+    plot.showAxis(side)
+    axis = plot.getAxis(side)
+    tokens = [text for _x, text in TOKENS]
+    plot.setRange(xRange=(0, len(tokens)), yRange=(0, 4), padding=0)
+    fit_token_ticks(plot, side, tokens)
+    labelled = axis.minimumHeight()
+    heights = []
+    for text in (tokens, [], tokens):
+        fit_token_ticks(plot, side, text)
+        widget.grab()
+        heights.append(axis.minimumHeight())
+    assert heights == [labelled] * 3, f"the axis was {labelled} px when labelled, then {heights} after its paints"

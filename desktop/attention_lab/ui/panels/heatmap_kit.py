@@ -158,6 +158,8 @@ def fit_token_ticks(plot: pg.PlotItem, side: str, tokens, *, index: bool = False
     if not getattr(axis, "_fit_hooked", False):
         vb.sigResized.connect(lambda _vb, a=axis, p=plot, s=side: _apply_fit(p, s, a))
         axis._fit_hooked = True
+        if side in ("bottom", "top"):  # its height fixed before its text is first painted
+            reserve_tick_text_height(axis)
     _apply_fit(plot, side, axis)
 
 
