@@ -32,15 +32,21 @@ def _font(points: float | None = None, pixels: int | None = None) -> QFont:
 TOKENS = [(i + 0.5, text) for i, text in enumerate(["The", " cat", " sát", " on", " the", " mat", "ção", "g"])]
 
 
-@pytest.mark.parametrize("font", [_font(7.5), _font(9.0), _font(14.0), _font(pixels=20)], ids=["7.5pt", "9pt", "14pt", "20px"])
-@pytest.mark.parametrize("label", ["key", "chave · agrupadas ×4"])
-def test_the_axis_keeps_its_height_through_its_first_paints_and_fits_its_text(qtbot, font, label):
+def _map_plot(qtbot) -> tuple[pg.GraphicsLayoutWidget, pg.PlotItem]:
+    """A shown view with one map plot, set up as the panels set theirs up."""
     widget = pg.GraphicsLayoutWidget()
     qtbot.addWidget(widget)
     widget.resize(500, 400)
     widget.show()
     plot = widget.addPlot()
     configure_map_plot(plot)
+    return widget, plot
+
+
+@pytest.mark.parametrize("font", [_font(7.5), _font(9.0), _font(14.0), _font(pixels=20)], ids=["7.5pt", "9pt", "14pt", "20px"])
+@pytest.mark.parametrize("label", ["key", "chave · agrupadas ×4"])
+def test_the_axis_keeps_its_height_through_its_first_paints_and_fits_its_text(qtbot, font, label):
+    widget, plot = _map_plot(qtbot)
     axis = plot.getAxis("bottom")
     axis.setStyle(tickFont=font)
     reserve_tick_text_height(axis)
@@ -64,12 +70,7 @@ def test_token_labels_across_a_map_keep_its_axis_height(qtbot, side):
     keeps it through an empty text and back."""
     from attention_lab.ui.panels.heatmap_kit import fit_token_ticks
 
-    widget = pg.GraphicsLayoutWidget()
-    qtbot.addWidget(widget)
-    widget.resize(500, 400)
-    widget.show()
-    plot = widget.addPlot()
-    configure_map_plot(plot)
+    widget, plot = _map_plot(qtbot)
     plot.showAxis(side)
     axis = plot.getAxis(side)
     tokens = [text for _x, text in TOKENS]
