@@ -44,6 +44,7 @@ from attention_lab.ui.panels.heatmap_kit import (
     configure_map_plot,
     fit_token_ticks,
     overlay_item,
+    reserve_tick_text_height,
 )
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.mask_overlay import masked_overlay
@@ -435,6 +436,7 @@ class HeadGridPanel(Panel):
         for side in ("left", "bottom"):  # a 10-token map ~110 px tall: a smaller font labels every row
             plot.getAxis(side).setStyle(tickFont=_mosaic_tick_font())
         _fix_token_axis_width(plot)
+        reserve_tick_text_height(plot.getAxis("bottom"))
         self.grid_plot = plot
         self.mosaic = MosaicImage(self._grid_hover, self._grid_click)
         self.mosaic_overlay = overlay_item()

@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QPainter, QPicture
 from PySide6.QtWidgets import QApplication
 
 from attention_lab.core.lens import future_mask
@@ -158,6 +158,8 @@ def fit_token_ticks(plot: pg.PlotItem, side: str, tokens, *, index: bool = False
     if not getattr(axis, "_fit_hooked", False):
         vb.sigResized.connect(lambda _vb, a=axis, p=plot, s=side: _apply_fit(p, s, a))
         axis._fit_hooked = True
+        if side in ("bottom", "top"):  # its height fixed before its text is first painted
+            reserve_tick_text_height(axis)
     _apply_fit(plot, side, axis)
 
 
@@ -187,6 +189,26 @@ def _apply_fit(plot: pg.PlotItem, side: str, axis: pg.AxisItem) -> None:
 
 def _tick_metrics(axis: pg.AxisItem) -> QFontMetrics:
     return QFontMetrics(axis.style.get("tickFont") or QApplication.font())
+
+
+def reserve_tick_text_height(axis: pg.AxisItem) -> None:
+    """A bottom or top axis given the room of one line of its tick text when it is built.
+
+    pyqtgraph measures an axis' tick text only when it first paints it, and then grows the
+    axis to fit: the head grid's bottom axis went 19.6 → 28.9 px at its first paint, so the
+    grid's maps lost 9 px, the grid asked its dock for 9 px more, and the dock was laid out
+    and painted once more after the first show and after a resize (issue 18).  The line is
+    measured as pyqtgraph measures it (a QPicture painter's text rectangle, × 0.8), in the
+    axis' own tick font, so the text gets the room it would have got; the axis' label is
+    added on top by pyqtgraph when shown, as before."""
+    picture = QPicture()
+    painter = QPainter(picture)
+    try:
+        painter.setFont(axis.style.get("tickFont") or QApplication.font())
+        line = painter.boundingRect(QRectF(0, 0, 100, 100), Qt.AlignmentFlag.AlignCenter, "0").height()
+    finally:
+        painter.end()
+    axis.setStyle(autoExpandTextSpace=False, tickTextHeight=math.ceil(line * 0.8))
 
 
 #: pixels kept free between two labels side by side
