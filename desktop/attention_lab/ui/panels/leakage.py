@@ -35,6 +35,7 @@ from attention_lab.ui.panels.plot_setters import (
     plain_axes,
     set_ticks,
     set_view_range,
+    settle_axis_widths,
     settle_transforms,
     show_grid,
 )
@@ -330,6 +331,7 @@ class LeakagePanel(Panel):
                                      height=top)
         fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
         set_view_range(bp, (-0.6, n - 0.4), (0, top))
+        settle_axis_widths(bp)
         settle_transforms(bp.getViewBox())
         self._render_summary(causal, bidi)
 
