@@ -38,6 +38,7 @@ from attention_lab.ui.panels.plot_setters import (
     set_ticks,
     set_title,
     set_view_range,
+    settle_axis_widths,
     settle_transforms,
     show_grid,
 )
@@ -352,6 +353,7 @@ class LeakagePanel(Panel):
         self._label_zeros(causal, top)
         fit_token_ticks(bp, "bottom", state.tokens, index=True, centre=0.0)
         set_view_range(bp, (-0.6, n - 0.4), (0, top))
+        settle_axis_widths(bp)
         settle_transforms(bp.getViewBox())
         self._render_summary(causal, bidi)
 

@@ -44,17 +44,27 @@ class ExplanationLabel(QLabel):
             self._heights.clear()
             self._measured_for = key
         if width not in self._heights:
-            # measuring lays the text control out at ``width``: its update request is a repaint of a
-            # label whose text and size may not have changed (a paint of its own follows any that did)
-            controls = [c for c in self.children() if c.metaObject().className() == "QWidgetTextControl"]
-            for control in controls:
-                control.blockSignals(True)
-            try:
-                self._heights[width] = super().heightForWidth(width)
-            finally:
-                for control in controls:
-                    control.blockSignals(False)
+            self._heights[width] = self._measured(super().heightForWidth, width)
         return self._heights[width]
+
+    def sizeHint(self):  # noqa: N802 -- Qt's name
+        return self._measured(super().sizeHint)
+
+    def minimumSizeHint(self):  # noqa: N802 -- Qt's name
+        return self._measured(super().minimumSizeHint)
+
+    def _measured(self, measure, *args):
+        """``measure(*args)`` without the repaint: measuring lays the text control out at another
+        width, and its update request repaints a label whose text and size may not have changed
+        (a label whose text changed is repainted by ``setText`` itself)."""
+        controls = [c for c in self.children() if c.metaObject().className() == "QWidgetTextControl"]
+        for control in controls:
+            control.blockSignals(True)
+        try:
+            return measure(*args)
+        finally:
+            for control in controls:
+                control.blockSignals(False)
 
 
 def explanation_label(parent=None) -> QLabel:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
+from PySide6.QtGui import QPainter, QPicture
 
 
 def _changed(obj, key: str, value) -> bool:
@@ -128,3 +129,28 @@ def settle_transforms(view: pg.ViewBox, texts=()) -> None:
     for text in texts:
         if text.isVisible():
             text.updateTransform()
+
+
+def settle_axis_widths(plot, names=("left",)) -> None:
+    """Measure the ``names`` axes' tick labels for the current range now rather than in the paint.
+
+    pyqtgraph measures an axis's tick labels while painting it; wider labels for a new range
+    (0.05 → 0.15) widen the axis there, which lays the plot out again and paints it a second and
+    a third time in later turns (the Leakage bars after a model switch; issue 18).  Measured when
+    the range is set, the axis has its width, and the plot its layout, before the first paint (call
+    :func:`settle_transforms` after it: the view box may have moved)."""
+    widths = [plot.getAxis(name).minimumSize() for name in names]  # (what the layout gives it next)
+    for name in names:
+        axis = plot.getAxis(name)
+        if not axis.isVisible():
+            continue
+        picture = QPicture()
+        painter = QPainter(picture)
+        try:
+            if axis.style["tickFont"]:
+                painter.setFont(axis.style["tickFont"])
+            axis.generateDrawSpecs(painter)  # (sets the axis's width for the labels it will draw)
+        finally:
+            painter.end()
+    if widths != [plot.getAxis(name).minimumSize() for name in names]:
+        plot.layout.activate()  # the new widths laid out now, not in a posted request after the paint
