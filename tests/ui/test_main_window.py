@@ -211,6 +211,8 @@ def test_clicking_a_head_enlarges_it_side_by_side(qtbot, make_window):
     qtbot.mouseClick(grid.grid_view.viewport(), Qt.MouseButton.LeftButton, pos=view_pos)
     qtbot.waitUntil(lambda: grid.tabs.currentIndex() == 1)
     assert grid.head == 5 and clicked == [(state.layer, 5)]
+    # (a tab opened before idle time made its plots makes them one a turn, then draws the head)
+    qtbot.waitUntil(lambda: 1 not in grid._stale and bool(getattr(grid, "_head_images", None)), timeout=10_000)
     # side by side by default: the causal and the bidirectional map of head 5
     np.testing.assert_array_equal(grid._head_images[True], state.attention_causal[5].numpy())
     np.testing.assert_array_equal(grid._head_images[False], state.attention_bidirectional[5].numpy())

@@ -336,6 +336,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("language", translator.language)
 
     def _on_language_changed(self, _language: str) -> None:
+        self.statusBar().clearMessage()  # a passing message ("Model loaded: …") is in the old language
         self.retranslate()
 
     def retranslate(self) -> None:

@@ -51,6 +51,10 @@ def fill_legend(legend: pg.LegendItem, entries: list) -> None:
         for (_sample, label), (_item, text) in zip(shown, entries):
             if label.text != text:
                 label.setText(text)
+        # its new size now, not in a posted layout request: one handled as the window is deleted
+        # moved the legend's anchor on a ViewBox already gone ("Internal C++ object (ViewBox)
+        # already deleted", the fuzzer's quit_and_start_again after a language switch)
+        legend.layout.activate()
         return
     legend.clear()
     for item, text in entries:
