@@ -17,11 +17,11 @@ from typing import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QFontMetrics, QPainter, QPicture
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication
 
 from attention_lab.core.lens import future_mask
-from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks
+from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks, tick_text_painter
 
 CMAP = "viridis"
 
@@ -201,13 +201,8 @@ def reserve_tick_text_height(axis: pg.AxisItem) -> None:
     measured as pyqtgraph measures it (a QPicture painter's text rectangle, × 0.8), in the
     axis' own tick font, so the text gets the room it would have got; the axis' label is
     added on top by pyqtgraph when shown, as before."""
-    picture = QPicture()
-    painter = QPainter(picture)
-    try:
-        painter.setFont(axis.style.get("tickFont") or QApplication.font())
+    with tick_text_painter(axis) as painter:
         line = painter.boundingRect(QRectF(0, 0, 100, 100), Qt.AlignmentFlag.AlignCenter, "0").height()
-    finally:
-        painter.end()
     axis.setStyle(autoExpandTextSpace=False, tickTextHeight=math.ceil(line * 0.8))
 
 

@@ -10,6 +10,7 @@ these instead, so only what an analysis really changes costs GUI time.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import pyqtgraph as pg
@@ -135,6 +136,20 @@ def settle_transforms(view: pg.ViewBox, texts=()) -> None:
             text.updateTransform()
 
 
+@contextlib.contextmanager
+def tick_text_painter(axis: pg.AxisItem):
+    """A painter on a throwaway picture with ``axis``'s tick font, as pyqtgraph's own paint sets it:
+    text measured with it gets the room pyqtgraph gives it when it paints the axis."""
+    picture = QPicture()  # (held while the painter is on it)
+    painter = QPainter(picture)
+    try:
+        if axis.style["tickFont"]:
+            painter.setFont(axis.style["tickFont"])
+        yield painter
+    finally:
+        painter.end()
+
+
 def settle_axis_widths(plot, names=("left",)) -> None:
     """Measure the ``names`` axes' tick labels for the current range now rather than in the paint.
 
@@ -148,13 +163,7 @@ def settle_axis_widths(plot, names=("left",)) -> None:
         axis = plot.getAxis(name)
         if not axis.isVisible():
             continue
-        picture = QPicture()
-        painter = QPainter(picture)
-        try:
-            if axis.style["tickFont"]:
-                painter.setFont(axis.style["tickFont"])
+        with tick_text_painter(axis) as painter:
             axis.generateDrawSpecs(painter)  # (sets the axis's width for the labels it will draw)
-        finally:
-            painter.end()
     if widths != [plot.getAxis(name).minimumSize() for name in names]:
         plot.layout.activate()  # the new widths laid out now, not in a posted request after the paint
