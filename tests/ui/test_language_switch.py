@@ -159,3 +159,77 @@ def test_the_head_grid_in_sight_takes_its_new_words_without_drawing_its_maps_aga
     panel.tabs.setCurrentIndex(0)
     qtbot.waitUntil(panel.has_data)
     assert panel._titles[0].toPlainText() == "head 0"
+
+
+def _measured_modes(state):
+    """The five mask modes of ``state`` as the worker would send them: made-up numbers, one mode leaking."""
+    import numpy as np
+
+    from attention_lab.core.analysis import MaskModeRow
+    from attention_lab.core.jobs import MaskModes, ModeDetail, edit_key
+    from attention_lab.ui.panels.mask import MODES
+
+    n, heads = state.n_tokens, int(state.attention_causal.shape[0])
+    details = {}
+    for mode in MODES:
+        leaks = mode == "zero-score"
+        row = MaskModeRow(mode, 0.0, 0.25 if leaks else 0.0, 0.125 if leaks else 0.0)
+        leak = np.array([0.125 if leaks and i < state.position else 0.0 for i in range(n)]) + np.eye(n)[state.position]
+        details[mode] = ModeDetail(row, np.ones((heads, n)), leak)
+    return MaskModes(edit_key(state), state.layer, state.position, state.replacement_id, details)
+
+
+def test_the_mask_panel_takes_its_new_words_without_drawing_or_repainting_its_plots(qtbot, monkeypatch):
+    """Its re-wording filled the whole panel again: the grid's picture set anew, the print and its
+    choices rebuilt, both bar plots drawn again and their axes labelled again, and each group box's new
+    title repainted everything inside it (the grid, the table, the bars): the largest re-wording turn
+    with the Mask in sight (issue 18).  Words change; the plots are neither drawn nor repainted, and
+    nothing outside the words is laid out again."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import QEvent
+
+    from attention_lab.ui.panels.mask import MaskPanel
+    from paint_counter import EventCounter, PaintCounter
+
+    panel = MaskPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    state = synthetic_state()
+    panel._pending_key = None
+    panel.show_state(state)
+    qtbot.waitUntil(lambda: len(panel.bar_plots.findChildren(pg.PlotWidget)) == 2)
+    panel._pending_key = _measured_modes(state).key
+    panel.show_mask_modes(_measured_modes(state))
+    panel.set_mode("zero-score")
+    qtbot.wait(100)
+    english = (panel.table.item(3, 4).text(), panel.selected_text.text(), panel.ascii_choice.itemText(1),
+               panel.sums_plot.getAxis("left").labelText, panel.grid_box.title())
+    plots = (panel.grid_plot, panel.sums_plot, panel.leak_plot)
+    # half a plot or more: drawn again (a changed axis name repaints its axis' strip, the title its own)
+    painted = [PaintCounter(plot.viewport(), min_fraction=0.5, by_region=True) for plot in plots[:1]]
+    resized = [EventCounter(widget, QEvent.Type.Resize) for widget in (*plots, panel.table, panel.ascii_view)]
+    drawn: list[str] = []
+    _count_calls(monkeypatch, panel.grid_image, "setImage", drawn)
+    for bars in (panel.sums_bars, panel.leak_bars):
+        _count_calls(monkeypatch, bars, "setOpts", drawn)
+    _count_calls(monkeypatch, panel.ascii_view, "setPlainText", drawn)
+    _count_calls(monkeypatch, panel.ascii_choice, "clear", drawn)
+    for plot in plots:
+        _count_calls(monkeypatch, plot.getPlotItem(), "setLabel", drawn)
+    translator.set_language("pt_BR")  # a panel alone follows at once (no window to schedule it)
+    qtbot.wait(100)
+    assert drawn == [] and [c.count for c in painted] == [0] and [c.count for c in resized] == [0] * 5
+    assert panel.grid_box.title() == "A máscara somada às pontuações"
+    assert panel.table.horizontalHeaderItem(4).text() == "Veredito"
+    assert panel.table.item(3, 4).text() == tr("mask.verdict.leaks") == "o futuro vaza"
+    assert panel.selected_text.text().startswith("<b>zerar a pontuação</b>: o futuro ainda recebe até 0,25")
+    assert panel.ascii_choice.itemText(1) == tr("mask.ascii.head", head=0, layer=state.layer)
+    assert panel.sums_plot.getAxis("left").labelText == "Σ pesos (média das cabeças)"
+    assert panel.grid_plot.getAxis("left").labelText == tr("mask.query")
+    translator.set_language("en")
+    qtbot.wait(100)
+    assert (panel.table.item(3, 4).text(), panel.selected_text.text(), panel.ascii_choice.itemText(1),
+            panel.sums_plot.getAxis("left").labelText, panel.grid_box.title()) == english
+    assert drawn == [] and [c.count for c in painted] == [0]

@@ -52,7 +52,7 @@ from attention_lab.ui.panels.panel_kit import (
     set_heatmap_axes,
     setup_token_heatmap,
 )
-from attention_lab.ui.panels.plot_setters import set_title, set_view_range, show_grid
+from attention_lab.ui.panels.plot_setters import set_axis_label, set_title, set_view_range, show_grid
 
 ASCII_LIMIT = 48  # the print gets unreadable beyond this many tokens; the grid shows them all
 CELL_TEXT_LIMIT = 16  # "0" / "−∞" written in the grid's cells up to this many tokens
@@ -62,6 +62,20 @@ BAR_PLOTS_SPACING = 6
 
 
 MODES = [m.value for m in MaskMode]
+
+
+def _set_text(label: QLabel, text: str) -> None:
+    """``label``'s text, set only when it differs: a label given its own text again is laid out
+    and repainted all the same."""
+    if label.text() != text:
+        label.setText(text)
+
+
+def _set_title(box: QGroupBox, text: str) -> None:
+    if box.title() != text:
+        box.setTitle(text)
+
+
 
 
 @functools.lru_cache(maxsize=2)
@@ -270,24 +284,40 @@ class MaskPanel(Panel):
         self._fill_why()
 
     def retranslate(self) -> None:
-        self.grid_box.setTitle(tr("mask.grid"))
-        self.ascii_box.setTitle(tr("mask.ascii"))
-        self.ascii_label.setText(tr("mask.ascii.what"))
-        self.why_box.setTitle(tr("mask.why"))
-        self.mode_label.setText(tr("mask.mode"))
+        """The panel's words in the current language, and nothing drawn again: a language changes no
+        number of the grid, the print or the bars, only the words around them (the whole panel
+        filled again, its grid image, bars and every axis redrawn, was the largest re-wording turn
+        with the Mask in sight, issue 18).  Each text is set only where it changes."""
+        _set_title(self.grid_box, tr("mask.grid"))
+        _set_title(self.ascii_box, tr("mask.ascii"))
+        _set_text(self.ascii_label, tr("mask.ascii.what"))
+        _set_title(self.why_box, tr("mask.why"))
+        _set_text(self.mode_label, tr("mask.mode"))
         for i, mode in enumerate(MODES):
-            self.mode_choice.setItemText(i, tr(f"mask.mode.{mode}"))
-        self.table.setHorizontalHeaderLabels(
-            [tr(k) for k in ("mask.col.mode", "mask.col.row_sums", "mask.col.future", "mask.col.leak", "mask.col.verdict")]
-        )
+            if self.mode_choice.itemText(i) != tr(f"mask.mode.{mode}"):
+                self.mode_choice.setItemText(i, tr(f"mask.mode.{mode}"))
+        self._label_table_columns()
         self._label_bar_plots()
         if self.state is None:
-            self.explain.setText(tr("mask.empty"))
+            _set_text(self.explain, tr("mask.empty"))
         else:
-            self.explain.setText(tr("mask.explain"))
-            self._fill_grid()
+            _set_text(self.explain, tr("mask.explain"))
+            pi = self.grid_plot.getPlotItem()
+            set_axis_label(pi, "top", tr("mask.key"))
+            set_axis_label(pi, "left", tr("mask.query"))
+            self._fill_cells()  # each mode's word for the future, and the legend under the grid
             self._fill_ascii_choices()
-        self._fill_why()
+        self._fill_why(words_only=True)
+
+    def _label_table_columns(self) -> None:
+        """The table's column names, changed in place: new header items (``setHorizontalHeaderLabels``)
+        sized every column to its contents again and repainted the whole table, same words or not."""
+        for column, key in enumerate(("mask.col.mode", "mask.col.row_sums", "mask.col.future", "mask.col.leak", "mask.col.verdict")):
+            item = self.table.horizontalHeaderItem(column)
+            if item is None:
+                self.table.setHorizontalHeaderItem(column, QTableWidgetItem(tr(key)))
+            elif item.text() != tr(key):
+                item.setText(tr(key))
 
     def _label_bar_plots(self) -> None:
         if self._bar_plots_built < 2:
@@ -296,8 +326,9 @@ class MaskPanel(Panel):
             (self.sums_plot, "mask.rowsums.y", "mask.position"),
             (self.leak_plot, "mask.leak.y", "mask.leak.x"),
         ):
-            plot.getPlotItem().setLabel("left", tr(y_key))
-            plot.getPlotItem().setLabel("bottom", tr(x_key))
+            # set only when it changes: pyqtgraph lays the plot out again for every label set
+            set_axis_label(plot.getPlotItem(), "left", tr(y_key))
+            set_axis_label(plot.getPlotItem(), "bottom", tr(x_key))
 
     def showEvent(self, event) -> None:  # noqa: N802 -- a hidden panel computes when it is shown
         super().showEvent(event)
@@ -364,15 +395,25 @@ class MaskPanel(Panel):
 
     def _fill_ascii_choices(self) -> None:
         state = self.state
-        keep = self.ascii_choice.currentIndex()
-        self.ascii_choice.blockSignals(True)
-        self.ascii_choice.clear()
-        self.ascii_choice.addItem(tr("mask.ascii.mask"), -1)
+        wanted = [(tr("mask.ascii.mask"), -1)]
         if state is not None:
-            for head in range(int(state.attention_causal.shape[0])):
-                self.ascii_choice.addItem(tr("mask.ascii.head", head=head, layer=state.layer), head)
-        self.ascii_choice.setCurrentIndex(keep if 0 <= keep < self.ascii_choice.count() else 0)
-        self.ascii_choice.blockSignals(False)
+            wanted += [(tr("mask.ascii.head", head=head, layer=state.layer), head) for head in range(int(state.attention_causal.shape[0]))]
+        choice = self.ascii_choice
+        if [choice.itemData(i) for i in range(choice.count())] == [head for _text, head in wanted]:
+            # the same heads (a new language, an edit): their words in place, the print kept (a
+            # cleared list made a new layout of its row and a new print, same words or not)
+            for i, (text, _head) in enumerate(wanted):
+                if choice.itemText(i) != text:
+                    choice.setItemText(i, text)
+            self._fill_ascii()
+            return
+        keep = choice.currentIndex()
+        choice.blockSignals(True)
+        choice.clear()
+        for text, head in wanted:
+            choice.addItem(text, head)
+        choice.setCurrentIndex(keep if 0 <= keep < choice.count() else 0)
+        choice.blockSignals(False)
         self._fill_ascii()
 
     def _fill_ascii(self, *_args) -> None:
@@ -390,7 +431,8 @@ class MaskPanel(Panel):
         text = ascii_mask(shown, list(state.tokens[:shown]), values, causal=True)
         if shown < state.n_tokens:
             text += "\n" + tr("mask.ascii.cut", shown=shown, n=state.n_tokens)
-        self.ascii_view.setPlainText(text)
+        if self.ascii_view.toPlainText() != text:  # (set again, the view lays its document out anew)
+            self.ascii_view.setPlainText(text)
 
     def ascii_text(self) -> str:
         return self.ascii_view.toPlainText()
@@ -444,7 +486,9 @@ class MaskPanel(Panel):
         self._fill_selected(self.mode_details())
 
     # ------------------------------------------------------------------ the comparison
-    def _fill_why(self) -> None:
+    def _fill_why(self, words_only: bool = False) -> None:
+        """The comparison's sentence, status, table and bars; ``words_only``: all but the bars (a
+        new language: the same numbers in other words)."""
         state = self.state
         details = self.mode_details()
         if state is not None:
@@ -455,14 +499,13 @@ class MaskPanel(Panel):
                     new = state.model.tokenizer.token_texts([state.replacement_id])[0]
                 except Exception:  # noqa: BLE001 -- a label only
                     new = str(state.replacement_id)
-            self.why_explain.setText(
-                tr("mask.why.explain", layer=state.layer, pos=state.position, old=tokens[state.position], new=new)
-            )
+            _set_text(self.why_explain,
+                      tr("mask.why.explain", layer=state.layer, pos=state.position, old=tokens[state.position], new=new))
         else:
-            self.why_explain.setText("")
+            _set_text(self.why_explain, "")
         self._fill_status(details)
         self._fill_table(details)
-        self._fill_selected(details)
+        self._fill_selected(details, words_only=words_only)
 
     def _fill_status(self, details: dict[str, ModeDetail] | None) -> None:
         if self._error is not None:
@@ -513,7 +556,9 @@ class MaskPanel(Panel):
         self.table.selectRow(row)
         self.table.blockSignals(False)
 
-    def _fill_selected(self, details: dict[str, ModeDetail] | None) -> None:
+    def _fill_selected(self, details: dict[str, ModeDetail] | None, words_only: bool = False) -> None:
+        """The selected mode's bars and its sentence; ``words_only``: the plots' titles and the
+        sentence, the bars left as drawn."""
         if self._bar_plots_built < 2:
             return  # drawn when built
         mode = self.selected_mode()
@@ -521,10 +566,11 @@ class MaskPanel(Panel):
         set_title(self.leak_plot.getPlotItem(), tr("mask.leak.title"))
         state = self.state
         if details is None or state is None:
-            self.sums_bars.setOpts(x=[], height=[])
-            self.sums_spread.setData(x=np.array([]), y=np.array([]), top=np.array([]), bottom=np.array([]))
-            self.leak_bars.setOpts(x=[], height=[])
-            self._leak_texts.clear()
+            if not words_only:
+                self.sums_bars.setOpts(x=[], height=[])
+                self.sums_spread.setData(x=np.array([]), y=np.array([]), top=np.array([]), bottom=np.array([]))
+                self.leak_bars.setOpts(x=[], height=[])
+                self._leak_texts.clear()
             # the sentence's room is kept while the modes are measured: emptied, the label shrank,
             # the bar plots under it grew, and the measurement's sentence shrank them back, each a
             # new layout of the panel and its plots (and, in a dock just too short for the panel,
@@ -532,14 +578,19 @@ class MaskPanel(Panel):
             # the room of the sentences it showed last
             self.selected_text.set_texts("", self.selected_text.alternatives)
             return
-        d = details[mode]
+        position = self._result.position if self._result else state.position
+        if not words_only:
+            self._draw_bars(details[mode], position)
+        self.selected_text.set_texts(self._sentence(mode, details, position), [])
+
+    def _draw_bars(self, d: ModeDetail, position: int) -> None:
+        """The selected mode's row sums and its change per position."""
         n = d.row_sums.shape[-1]
         x = np.arange(n, dtype=float)
         mean = d.row_sums.mean(0)
         self.sums_bars.setOpts(x=x, height=mean, width=0.7, pen=pg.mkPen(60, 60, 60) if n <= 40 else pg.mkPen(None))
         self.sums_spread.setData(x=x, y=mean, top=d.row_sums.max(0) - mean, bottom=mean - d.row_sums.min(0), beam=0.3)
         self.sums_plot.getPlotItem().setYRange(0, max(1.1, float(d.row_sums.max()) * 1.05))
-        position = self._result.position if self._result else state.position
         # before the edit (the past: must not move) in red; the edited token and after in grey
         brushes = [pg.mkBrush(214, 39, 40) if i < position else pg.mkBrush(190, 190, 190) for i in range(n)]
         # thin bars: an outline would hide the fill (and its colour) entirely
@@ -558,8 +609,6 @@ class MaskPanel(Panel):
         self._leak_texts.show(zeros)
         self.sums_plot.getPlotItem().setXRange(-0.6, n - 0.4, padding=0)
         set_view_range(self.leak_plot.getPlotItem(), (-0.6, n - 0.4), (0, leak_top))
-
-        self.selected_text.set_texts(self._sentence(mode, details, position), [])
 
     @staticmethod
     def _sentence(mode: str, details: dict[str, ModeDetail], position: int) -> str:
