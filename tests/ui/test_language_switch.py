@@ -233,3 +233,103 @@ def test_the_mask_panel_takes_its_new_words_without_drawing_or_repainting_its_pl
     assert (panel.table.item(3, 4).text(), panel.selected_text.text(), panel.ascii_choice.itemText(1),
             panel.sums_plot.getAxis("left").labelText, panel.grid_box.title()) == english
     assert drawn == [] and [c.count for c in painted] == [0]
+
+
+def _painted_plot(qtbot, x, y, grid=False):
+    """A plot in a shown window, painted once: each axis holds its drawing."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from attention_lab.ui.panels.plot_setters import show_grid
+
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    plot = pg.PlotWidget(holder)
+    QVBoxLayout(holder).addWidget(plot)
+    plot.plot(x, y)
+    if grid:
+        show_grid(plot.getPlotItem(), y=True)
+    holder.resize(400, 300)
+    holder.show()
+    qtbot.waitExposed(holder)
+    holder.grab()
+    return holder, plot.getPlotItem()
+
+
+def test_an_axis_with_whole_numbers_keeps_its_drawing_on_a_switch(qtbot):
+    """Positions, layers, token counts: "0 10 20 30" in both languages.  Drawn anew on each switch all the
+    same, an axis with grid lines repainted its whole plot (the Mask panel's bar plots, issue 18)."""
+    from attention_lab.ui import number_format
+
+    holder, plot = _painted_plot(qtbot, [0.0, 10.0, 20.0, 30.0], [0.25, 0.5, 0.75, 1.0], grid=True)
+    positions, weights = plot.getAxis("bottom"), plot.getAxis("left")
+    assert positions.picture is not None and weights.picture is not None
+    number_format.follow_language(holder)
+    assert positions.picture is not None  # 0 1 2 3: the same words
+    assert weights.picture is None  # 0.25 becomes 0,25: drawn again
+    holder.grab()
+    plot.setXRange(0.0, 1.5, padding=0)  # now its ticks have decimals: they follow the next switch
+    holder.grab()
+    number_format.follow_language(holder)
+    assert positions.picture is None
+
+
+def test_an_axis_renamed_keeps_its_ticks_drawing(qtbot, monkeypatch):
+    """A new name for a shown axis (a language switch): pyqtgraph's ``setLabel`` drew every tick text
+    of the axis again, and an axis with grid lines repainted its whole plot.  The name changes, centred
+    as pyqtgraph centres it; the ticks' drawing stays."""
+    from attention_lab.ui.panels.plot_setters import set_axis_label
+
+    holder, plot = _painted_plot(qtbot, [0.0, 1.0, 2.0], [0.25, 0.5, 0.75], grid=True)
+    set_axis_label(plot, "left", "weight")
+    set_axis_label(plot, "bottom", "query position")
+    qtbot.wait(50)  # (the axes' new room laid out)
+    holder.grab()
+    left, bottom = plot.getAxis("left"), plot.getAxis("bottom")
+    assert left.picture is not None and bottom.picture is not None
+    width = left.width()
+    drawn: list[str] = []
+    _count_calls(monkeypatch, left, "generateDrawSpecs", drawn)
+    _count_calls(monkeypatch, bottom, "generateDrawSpecs", drawn)
+    set_axis_label(plot, "left", "peso")
+    set_axis_label(plot, "bottom", "posição da consulta")
+    assert left.picture is not None and bottom.picture is not None
+    assert (left.labelText, bottom.labelText) == ("peso", "posição da consulta")
+    assert "posição da consulta" in bottom.label.toPlainText()
+    label = bottom.label.boundingRect().width()
+    assert bottom.label.pos().x() == int(bottom.size().width() / 2 - label / 2)  # centred
+    holder.grab()
+    assert drawn == [] and left.width() == width
+    set_axis_label(plot, "left", "")  # no name: pyqtgraph's own way, the axis narrower
+    assert not left.label.isVisible() and left.maximumWidth() < width
+
+
+def test_an_explanation_measures_each_languages_text_once_per_width(qtbot, monkeypatch):
+    """Switching back and forth, each panel's explanation measured its text again at every width the
+    window's layout asked about (rich text laid out, ~1 ms each, ~15 per switch with three panels in
+    sight): it keeps the heights of its last few texts."""
+    from PySide6.QtWidgets import QLabel
+
+    from attention_lab.ui.panels.panel_kit import explanation_label
+    from attention_lab.ui.strings import mask as _texts  # noqa: F401 -- registers the texts
+
+    label = explanation_label()
+    qtbot.addWidget(label)
+    label.resize(400, 100)
+    label.show()
+    qtbot.waitExposed(label)
+    measured: list[int] = []
+    original = QLabel.heightForWidth
+    monkeypatch.setattr(QLabel, "heightForWidth", lambda self, width: (measured.append(width), original(self, width))[1])
+    english = tr("mask.explain")
+    translator.set_language("pt_BR")
+    portuguese = tr("mask.explain")
+    translator.set_language("en")
+    for text in (english, portuguese, english, portuguese):
+        label.setText(text)
+        heights = [label.heightForWidth(width) for width in (300, 600)]
+        assert heights[0] > heights[1] > 0
+    assert measured == [300, 600, 300, 600]  # each text measured once per width
+    label.setText(english + " (changed)")
+    label.heightForWidth(300)
+    assert measured[-1] == 300 and len(measured) == 5  # a new text: measured

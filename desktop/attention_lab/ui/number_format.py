@@ -96,6 +96,11 @@ def tick_strings(values: list[float], scale: float, spacing: float) -> list[str]
     return strings
 
 
+def _plain_integer(text: str) -> bool:
+    """A tick text the same in every language: digits, maybe signed ("−3", "12")."""
+    return text.lstrip("-−").isdigit()
+
+
 def localize_axis_ticks() -> None:
     """Make every pyqtgraph axis write its tick numbers through :func:`tick_strings`.  Patched on the class
     (once, where the app configures pyqtgraph) rather than subclassed, because pyqtgraph builds the axes
@@ -114,6 +119,19 @@ def localize_axis_ticks() -> None:
     localized._follows_interface_language = True
     pg.AxisItem.tickStrings = localized
 
+    draw_specs = pg.AxisItem.generateDrawSpecs
+
+    def marked_draw_specs(axis, painter):
+        specs = draw_specs(axis, painter)
+        if specs is not None:
+            # whether the tick texts it draws are written otherwise in another language (see
+            # follow_language): those drawn, not those asked for (pyqtgraph asks every level's,
+            # "0.5" between "0" and "1" too, and leaves out the ones that have no room)
+            axis._ticks_follow_language = not all(_plain_integer(text) for _rect, _flags, text in specs[2])
+        return specs
+
+    pg.AxisItem.generateDrawSpecs = marked_draw_specs
+
 
 def follow_language(widget) -> None:
     """Give ``widget`` (and through Qt, its children: spin boxes) the interface language's locale, and
@@ -126,6 +144,10 @@ def follow_language(widget) -> None:
             # only an axis that writes its own numbers: one given its ticks (a map's tokens, its
             # layers) has the panel's words, set again by its re-wording, and drawing it anew
             # (pyqtgraph's generateDrawSpecs, in Python) was a hot spot of the switch (issue 18)
-            if isinstance(item, pg.AxisItem) and item._tickLevels is None:
-                item.picture = None
-                item.update()
+            if isinstance(item, pg.AxisItem) and item._tickLevels is None and item.picture is not None:
+                # an axis whose ticks are whole numbers ("0", "1", "12") writes them alike in both
+                # languages: its drawing kept (an axis with grid lines repaints its whole plot).  The
+                # mark is left by its drawing (localize_axis_ticks); unmarked, it is drawn again
+                if getattr(item, "_ticks_follow_language", True):
+                    item.picture = None
+                    item.update()

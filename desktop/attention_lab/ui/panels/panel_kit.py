@@ -32,20 +32,29 @@ class ExplanationLabel(QLabel):
     redraw asked the window's layout again, and the explanation of every panel in sight was
     painted once per turn, 3 times per switch (issue 18: the soak's load_model stalls)."""
 
+    #: texts whose heights are kept: a language switch and back measured both texts again at every
+    #: width the layout asked about (~1 ms of rich-text layout each, ~15 per switch; issue 18)
+    KEPT_TEXTS = 4
+
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._heights: dict[int, int] = {}
-        self._measured_for = None  # (text, font, margins) the heights hold for
+        #: (text, font, margins) -> {width: height}, the newest last
+        self._heights: dict[tuple, dict[int, int]] = {}
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 -- Qt's name
         key = (self.text(), self.font().key(), self.contentsMargins().top(), self.contentsMargins().bottom(),
                self.contentsMargins().left(), self.contentsMargins().right())
-        if key != self._measured_for:
-            self._heights.clear()
-            self._measured_for = key
-        if width not in self._heights:
-            self._heights[width] = self._measured(super().heightForWidth, width)
-        return self._heights[width]
+        heights = self._heights.pop(key, None)
+        if heights is None:
+            heights = {}
+            while len(self._heights) >= self.KEPT_TEXTS:
+                del self._heights[next(iter(self._heights))]  # the text shown longest ago
+        self._heights[key] = heights
+        if width not in heights:
+            if len(heights) >= 64:  # a window resized through many widths: keep the memory small
+                heights.clear()
+            heights[width] = self._measured(super().heightForWidth, width)
+        return heights[width]
 
     def sizeHint(self):  # noqa: N802 -- Qt's name
         return self._measured(super().sizeHint)
