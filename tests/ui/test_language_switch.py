@@ -333,3 +333,35 @@ def test_an_explanation_measures_each_languages_text_once_per_width(qtbot, monke
     label.setText(english + " (changed)")
     label.heightForWidth(300)
     assert measured[-1] == 300 and len(measured) == 5  # a new text: measured
+
+
+def test_the_token_strip_takes_its_new_words_without_repainting_its_chips(qtbot, monkeypatch):
+    """Its re-wording showed the state again: the chips laid out and repainted and the text field's
+    marks set again on each switch, though a token and its numbers read the same in any language.
+    The learner's selected chip keeps its words, in the new language."""
+    from attention_lab.ui.panels.token_editor import TokenEditorPanel
+    from paint_counter import PaintCounter
+
+    panel = TokenEditorPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 400)
+    panel.show()
+    qtbot.waitExposed(panel)
+    state = synthetic_state()
+    panel.show_state(state)
+    panel.chips.select(1)  # the learner looks at another token than the edited one
+    panel._show_selection(1)
+    qtbot.wait(50)
+    painted = PaintCounter(panel.chips)
+    laid_out: list[str] = []
+    _count_calls(monkeypatch, panel.chips, "set_tokens", laid_out)
+    _count_calls(monkeypatch, panel.chips, "relayout", laid_out)
+    translator.set_language("pt_BR")
+    qtbot.wait(50)
+    assert laid_out == [] and painted.count == 0
+    assert panel.replace_label.text() == tr("token_editor.replace_label", pos=1, token=state.tokens[1])
+    assert panel.replace_label.text().startswith("Trocar")
+    assert panel.count.text() == tr("token_editor.count", n=state.n_tokens)
+    translator.set_language("en")
+    qtbot.wait(50)
+    assert panel.replace_label.text().startswith("Replace") and painted.count == 0

@@ -76,8 +76,6 @@ def _set_title(box: QGroupBox, text: str) -> None:
         box.setTitle(text)
 
 
-
-
 @functools.lru_cache(maxsize=2)
 def _mask_picture(n: int) -> np.ndarray:
     """RGBA: allowed cells light, the future dark (the triangle the chapter draws); made

@@ -111,6 +111,8 @@ class ChipView(QWidget):
             self._relayout()
 
     def select(self, index: int) -> None:
+        if index == self.selected:
+            return  # (a language switch re-words the selection: the strip stays as painted)
         self.selected = index
         self.update()
 
@@ -457,8 +459,12 @@ class TokenEditorPanel(Panel):
         if shown and seed_text_for(translator.language, shown) != shown:  # an untouched default follows the
             self.editor.setPlainText(seed_text_for(translator.language, shown))  # language, and is analysed
         if self.state is not None:
-            self.show_state(self.state)
-            self.chips.relayout()  # the cut marker's words changed width
+            # the words only: the chips' tokens and numbers are the text's, not the interface's, and
+            # showing the state again repainted the strip and the text field on every switch (issue 18)
+            self._show_words(self.state)
+            if self.chips.cut:
+                self.chips.relayout()  # the cut marker's words changed width
+            self._show_selection(self.chips.selected if 0 <= self.chips.selected < self.state.n_tokens else self.state.position)
         else:
             self.count.setText(tr("token_editor.empty"))
             self.replace_label.setText(tr("token_editor.replace_none"))
@@ -473,9 +479,19 @@ class TokenEditorPanel(Panel):
 
     def show_state(self, state) -> None:
         self.state = state
+        self._show_words(state)
+        self.chips.set_tokens(state.tokens, state.ids, state.original_length - state.n_tokens, state.position)
+        self._mark_cut()
+        self._show_selection(state.position)
+        self._scroll_to(state.position)
+
+    def _show_words(self, state) -> None:
+        """What the panel says about ``state`` (tokenizer, count, the cut's notice) in the current language."""
         self._explain_tokenizer()
         n = state.n_tokens
-        self.count.setText(tr("token_editor.count", n=n))
+        count = tr("token_editor.count", n=n)
+        if self.count.text() != count:
+            self.count.setText(count)
         cut = state.original_length - n
         if cut > 0:
             self.show_notice(
@@ -483,10 +499,6 @@ class TokenEditorPanel(Panel):
             )
         elif state.text == self.editor.toPlainText():  # a notice about another text in the field stays
             self.show_notice("")
-        self.chips.set_tokens(state.tokens, state.ids, cut, state.position)
-        self._mark_cut()
-        self._show_selection(state.position)
-        self._scroll_to(state.position)
 
     def _scroll_to(self, index: int) -> None:
         """Keep the edited chip in view (it is the last one by default, at the bottom)."""
