@@ -365,3 +365,29 @@ def test_the_token_strip_takes_its_new_words_without_repainting_its_chips(qtbot,
     translator.set_language("en")
     qtbot.wait(50)
     assert panel.replace_label.text().startswith("Replace") and painted.count == 0
+
+
+def test_the_head_portrait_takes_its_new_words_without_drawing_its_scatter_again(qtbot, monkeypatch):
+    """Its re-wording drew the heads' points again and re-ranged the scatter (its plot repainted), and
+    new header items sized every column again: the words change, the points stay."""
+    from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel
+
+    panel = PortraitPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_state(synthetic_state())
+    qtbot.wait(50)
+    english_legend = panel.legend.text()
+    drawn: list[str] = []
+    _count_calls(monkeypatch, panel.scatter, "setData", drawn)
+    _count_calls(monkeypatch, panel.plot.getPlotItem(), "enableAutoRange", drawn)
+    _count_calls(monkeypatch, panel.table, "setHorizontalHeaderLabels", drawn)
+    translator.set_language("pt_BR")
+    assert drawn == []
+    assert [panel.table.horizontalHeaderItem(c).text() for c in range(len(COLUMNS))] == [tr(f"portrait.col.{c}") for c in COLUMNS]
+    assert panel.plot.getPlotItem().getAxis("bottom").labelText == tr("portrait.scatter.x")
+    assert panel.legend.text() != english_legend and "(" in panel.legend.text()
+    translator.set_language("en")
+    assert panel.legend.text() == english_legend and drawn == []

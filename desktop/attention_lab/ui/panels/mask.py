@@ -49,6 +49,7 @@ from attention_lab.ui.panels.panel_kit import (
     fmt_number,
     make_plot,
     monospace_font,
+    set_header_labels,
     set_heatmap_axes,
     setup_token_heatmap,
 )
@@ -294,7 +295,7 @@ class MaskPanel(Panel):
         for i, mode in enumerate(MODES):
             if self.mode_choice.itemText(i) != tr(f"mask.mode.{mode}"):
                 self.mode_choice.setItemText(i, tr(f"mask.mode.{mode}"))
-        self._label_table_columns()
+        set_header_labels(self.table, [tr(k) for k in ("mask.col.mode", "mask.col.row_sums", "mask.col.future", "mask.col.leak", "mask.col.verdict")])
         self._label_bar_plots()
         if self.state is None:
             _set_text(self.explain, tr("mask.empty"))
@@ -306,16 +307,6 @@ class MaskPanel(Panel):
             self._fill_cells()  # each mode's word for the future, and the legend under the grid
             self._fill_ascii_choices()
         self._fill_why(words_only=True)
-
-    def _label_table_columns(self) -> None:
-        """The table's column names, changed in place: new header items (``setHorizontalHeaderLabels``)
-        sized every column to its contents again and repainted the whole table, same words or not."""
-        for column, key in enumerate(("mask.col.mode", "mask.col.row_sums", "mask.col.future", "mask.col.leak", "mask.col.verdict")):
-            item = self.table.horizontalHeaderItem(column)
-            if item is None:
-                self.table.setHorizontalHeaderItem(column, QTableWidgetItem(tr(key)))
-            elif item.text() != tr(key):
-                item.setText(tr(key))
 
     def _label_bar_plots(self) -> None:
         if self._bar_plots_built < 2:

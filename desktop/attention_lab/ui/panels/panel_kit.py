@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase
-from PySide6.QtWidgets import QLabel, QSizePolicy
+from PySide6.QtWidgets import QLabel, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from attention_lab.ui import number_format
 from attention_lab.ui.i18n import tr
@@ -74,6 +74,18 @@ class ExplanationLabel(QLabel):
         finally:
             for control in controls:
                 control.blockSignals(False)
+
+
+def set_header_labels(table: QTableWidget, labels: Sequence[str]) -> None:
+    """``table``'s column names, changed in place where they differ: new header items
+    (``setHorizontalHeaderLabels``) sized every column to its contents again and repainted the whole
+    table on each language switch, same words or not (issue 18)."""
+    for column, text in enumerate(labels):
+        item = table.horizontalHeaderItem(column)
+        if item is None:
+            table.setHorizontalHeaderItem(column, QTableWidgetItem(text))
+        elif item.text() != text:
+            item.setText(text)
 
 
 def explanation_label(parent=None) -> QLabel:

@@ -48,8 +48,9 @@ from attention_lab.ui.panels.panel_kit import (
     make_plot,
     role_colour,
     roles_text,
+    set_header_labels,
 )
-from attention_lab.ui.panels.plot_setters import show_grid
+from attention_lab.ui.panels.plot_setters import set_axis_label, show_grid
 from attention_lab.ui.panels.role_where import RoleWhereBox
 
 
@@ -220,7 +221,10 @@ class PortraitPanel(Panel):
         self._ensure_induction()
 
     def retranslate(self) -> None:
-        self.threshold_box.setTitle(tr("portrait.thresholds"))
+        """The panel's words in the current language; the scatter's points stay as drawn (a language
+        changes no number: drawn again, the scatter was re-ranged and its plot repainted, issue 18)."""
+        if self.threshold_box.title() != tr("portrait.thresholds"):
+            self.threshold_box.setTitle(tr("portrait.thresholds"))
         self.reset_button.setText(tr("portrait.reset"))
         rules = self.thresholds()
         for name, label in self._spin_labels.items():
@@ -229,11 +233,11 @@ class PortraitPanel(Panel):
             rule = chapter_roles.describe(role, rules, lang=translator.language)
             for widget in (label, self._spins[name]):
                 widget.setToolTip(f"{rule['name']}: {rule['rule']}")
-        self.table.setHorizontalHeaderLabels([tr(f"portrait.col.{c}") for c in COLUMNS])
+        set_header_labels(self.table, [tr(f"portrait.col.{c}") for c in COLUMNS])
         pi = self.plot.getPlotItem()
-        pi.setLabel("bottom", tr("portrait.scatter.x"))
-        pi.setLabel("left", tr("portrait.scatter.y"))
-        self._fill()
+        set_axis_label(pi, "bottom", tr("portrait.scatter.x"))
+        set_axis_label(pi, "left", tr("portrait.scatter.y"))
+        self._fill(words_only=True)
 
     # ------------------------------------------------------------------ thresholds
     @staticmethod
@@ -326,7 +330,8 @@ class PortraitPanel(Panel):
         """The HeadStats shown (roles under the current thresholds)."""
         return list(self._stats)
 
-    def _fill(self) -> None:
+    def _fill(self, words_only: bool = False) -> None:
+        """Everything shown for the state; ``words_only``: all but the scatter's points."""
         if self.state is None:
             self.explain.setText(tr("portrait.empty"))
             self.note.setText("")
@@ -347,7 +352,7 @@ class PortraitPanel(Panel):
             self.where_box.show_where(self._where, pending)
         self.where_box.setVisible(bool(self._stats))
         self._fill_table()
-        self._fill_scatter()
+        self._fill_scatter(words_only)
 
     def _cells(self, s) -> list[tuple[str, float | str]]:
         """(text, sort key) of one head's row."""
@@ -419,7 +424,23 @@ class PortraitPanel(Panel):
         labels = grouped_point_labels(points, pixel, metrics.averageCharWidth(), metrics.height())
         self._labels.show((text, x, y, (40, 40, 40)) for text, x, y in labels)
 
-    def _fill_scatter(self) -> None:
+    def _fill_scatter(self, words_only: bool = False) -> None:
+        """The heads' points, their labels and the roles' legend; ``words_only``: the legend."""
+        if not words_only:
+            self._draw_points()
+        counts: dict[str, int] = {}
+        for s in self._stats:  # a head with several roles counts in each (coloured by its first)
+            for role in self.roles_of(s.head) or (NO_ROLE,):
+                counts[role] = counts.get(role, 0) + 1
+        order = (*chapter_roles.ROLES, NO_ROLE)
+        self.legend.setText(
+            "&nbsp;&nbsp; ".join(
+                f'<span style="color: rgb{role_colour(role)}; font-size: large">●</span> {role_text(role)} ({counts[role]})'
+                for role in order if role in counts
+            )
+        )
+
+    def _draw_points(self) -> None:
         spots = []
         knocked = self.knocked_out()
         for s in self._stats:
@@ -435,17 +456,6 @@ class PortraitPanel(Panel):
             )
         self.scatter.setData(spots)
         self._place_labels()
-        counts: dict[str, int] = {}
-        for s in self._stats:  # a head with several roles counts in each (coloured by its first)
-            for role in self.roles_of(s.head) or (NO_ROLE,):
-                counts[role] = counts.get(role, 0) + 1
-        order = (*chapter_roles.ROLES, NO_ROLE)
-        self.legend.setText(
-            "&nbsp;&nbsp; ".join(
-                f'<span style="color: rgb{role_colour(role)}; font-size: large">●</span> {role_text(role)} ({counts[role]})'
-                for role in order if role in counts
-            )
-        )
         self._update_selection_ring()
         self.plot.getPlotItem().enableAutoRange()
 
