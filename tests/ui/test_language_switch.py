@@ -17,6 +17,15 @@ def _count_calls(monkeypatch, obj, name: str, calls: list) -> None:
     monkeypatch.setattr(obj, name, lambda *args, **kwargs: (calls.append(name), original(*args, **kwargs))[1])
 
 
+def _shown(qtbot, panel, width: int, height: int):
+    """``panel`` alone, shown at ``width`` × ``height`` and exposed (closed and deleted after the test)."""
+    qtbot.addWidget(panel)
+    panel.resize(width, height)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
 def test_leakage_takes_its_new_words_without_drawing_its_bars_and_maps_again(qtbot, monkeypatch):
     """Its re-wording cleared and rebuilt the bars' legend and drew the bars and both layer maps
     again (``show_state``): a language changes no number, only words."""
@@ -191,11 +200,7 @@ def test_the_mask_panel_takes_its_new_words_without_drawing_or_repainting_its_pl
     from attention_lab.ui.panels.mask import MaskPanel
     from paint_counter import EventCounter, PaintCounter
 
-    panel = MaskPanel()
-    qtbot.addWidget(panel)
-    panel.resize(1000, 800)
-    panel.show()
-    qtbot.waitExposed(panel)
+    panel = _shown(qtbot, MaskPanel(), 1000, 800)
     state = synthetic_state()
     panel._pending_key = None
     panel.show_state(state)
@@ -342,11 +347,7 @@ def test_the_token_strip_takes_its_new_words_without_repainting_its_chips(qtbot,
     from attention_lab.ui.panels.token_editor import TokenEditorPanel
     from paint_counter import PaintCounter
 
-    panel = TokenEditorPanel()
-    qtbot.addWidget(panel)
-    panel.resize(900, 400)
-    panel.show()
-    qtbot.waitExposed(panel)
+    panel = _shown(qtbot, TokenEditorPanel(), 900, 400)
     state = synthetic_state()
     panel.show_state(state)
     panel.chips.select(1)  # the learner looks at another token than the edited one
@@ -372,11 +373,7 @@ def test_the_head_portrait_takes_its_new_words_without_drawing_its_scatter_again
     new header items sized every column again: the words change, the points stay."""
     from attention_lab.ui.panels.portrait import COLUMNS, PortraitPanel
 
-    panel = PortraitPanel()
-    qtbot.addWidget(panel)
-    panel.resize(900, 700)
-    panel.show()
-    qtbot.waitExposed(panel)
+    panel = _shown(qtbot, PortraitPanel(), 900, 700)
     panel.show_state(synthetic_state())
     qtbot.wait(50)
     english_legend = panel.legend.text()
