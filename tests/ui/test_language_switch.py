@@ -388,3 +388,29 @@ def test_the_head_portrait_takes_its_new_words_without_drawing_its_scatter_again
     assert panel.legend.text() != english_legend and "(" in panel.legend.text()
     translator.set_language("en")
     assert panel.legend.text() == english_legend and drawn == []
+
+
+def test_the_shapes_tables_take_their_new_words_in_the_cells_they_have(qtbot, monkeypatch):
+    """Both tables were filled with new items (and new header items) on each switch: every column
+    sized to its contents again and each table repainted whole.  The cells stay, their words change."""
+    from PySide6.QtCore import Qt
+
+    from attention_lab.ui.panels.shapes import ShapesPanel
+
+    panel = _shown(qtbot, ShapesPanel(), 900, 700)
+    panel.show_state(synthetic_state())
+    qtbot.wait(50)
+    items = [panel.table.item(r, c) for r in range(panel.table.rowCount()) for c in range(3)]
+    replaced: list[str] = []
+    for table in (panel.table, panel.cost_table):
+        for name in ("setItem", "setHorizontalHeaderLabels", "setVerticalHeaderLabels"):
+            _count_calls(monkeypatch, table, name, replaced)
+    translator.set_language("pt_BR")
+    assert replaced == []
+    assert [panel.table.item(r, c) for r in range(panel.table.rowCount()) for c in range(3)] == items
+    assert panel.table.horizontalHeaderItem(0).text() == tr("shapes.col.step")
+    assert panel.cost_table.verticalHeaderItem(0).text() == tr("shapes.cost.row.width", **panel._numbers())
+    assert panel.table.item(1, 1).font().family() == panel._mono.family()
+    assert panel.table.item(1, 1).textAlignment() == int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    translator.set_language("en")
+    assert panel.table.horizontalHeaderItem(0).text() == tr("shapes.col.step") and replaced == []

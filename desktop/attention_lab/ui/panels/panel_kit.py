@@ -76,16 +76,30 @@ class ExplanationLabel(QLabel):
                 control.blockSignals(False)
 
 
-def set_header_labels(table: QTableWidget, labels: Sequence[str]) -> None:
-    """``table``'s column names, changed in place where they differ: new header items
+def set_header_labels(table: QTableWidget, labels: Sequence[str], orientation=Qt.Orientation.Horizontal) -> None:
+    """``table``'s column (or row) names, changed in place where they differ: new header items
     (``setHorizontalHeaderLabels``) sized every column to its contents again and repainted the whole
     table on each language switch, same words or not (issue 18)."""
-    for column, text in enumerate(labels):
-        item = table.horizontalHeaderItem(column)
+    horizontal = orientation == Qt.Orientation.Horizontal
+    for index, text in enumerate(labels):
+        item = table.horizontalHeaderItem(index) if horizontal else table.verticalHeaderItem(index)
         if item is None:
-            table.setHorizontalHeaderItem(column, QTableWidgetItem(text))
+            (table.setHorizontalHeaderItem if horizontal else table.setVerticalHeaderItem)(index, QTableWidgetItem(text))
         elif item.text() != text:
             item.setText(text)
+
+
+def set_cell_text(table: QTableWidget, row: int, column: int, text: str) -> QTableWidgetItem:
+    """The item at ``row``, ``column`` showing ``text``: the one there, its text changed only if it
+    differs, or a new one.  A new item per cell on each fill laid the whole table out again and
+    repainted it (a language switch changed a few words of it)."""
+    item = table.item(row, column)
+    if item is None:
+        item = QTableWidgetItem(text)
+        table.setItem(row, column, item)
+    elif item.text() != text:
+        item.setText(text)
+    return item
 
 
 def explanation_label(parent=None) -> QLabel:

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -30,7 +29,7 @@ from attention_lab.ui.number_format import fixed, integer
 from attention_lab.ui.strings import shapes as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font
+from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font, set_cell_text, set_header_labels
 
 
 @dataclass(frozen=True)
@@ -144,8 +143,9 @@ class ShapesPanel(Panel):
         self._fill()
 
     def retranslate(self) -> None:
-        self.table.setHorizontalHeaderLabels([tr("shapes.col.step"), tr("shapes.col.shape"), tr("shapes.col.note")])
-        self.cost_box.setTitle(tr("shapes.cost.title"))
+        set_header_labels(self.table, [tr("shapes.col.step"), tr("shapes.col.shape"), tr("shapes.col.note")])
+        if self.cost_box.title() != tr("shapes.cost.title"):
+            self.cost_box.setTitle(tr("shapes.cost.title"))
         self._fill()
 
     # ------------------------------------------------------------------ filling
@@ -178,12 +178,12 @@ class ShapesPanel(Panel):
             if note == key:  # a row the lens added that the table doesn't know: its own note
                 note = row.note
             step_key = f"shapes.step.{row.name}"  # the lens's names that are words get translated; code names stay
-            name_item = QTableWidgetItem(tr(step_key) if tr(step_key) != step_key else row.name)
-            shape_item = QTableWidgetItem(format_shape(row.shape))
+            # each cell's text changed in place (a language switch changes a few words of the table)
+            set_cell_text(self.table, r, 0, tr(step_key) if tr(step_key) != step_key else row.name)
+            shape_item = set_cell_text(self.table, r, 1, format_shape(row.shape))
             shape_item.setFont(self._mono)
             shape_item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            for c, item in enumerate((name_item, shape_item, QTableWidgetItem(note))):
-                self.table.setItem(r, c, item)
+            set_cell_text(self.table, r, 2, note)
         self._fill_costs(nums)
         self._fit_height(self.table)
         self._fit_height(self.cost_table)
@@ -202,8 +202,9 @@ class ShapesPanel(Panel):
         multi, single, multiplied = head_costs(nums["d"], nums["heads"])
         n, layers = nums["n"], nums["layers"]
         self.cost_explain.setText(tr("shapes.cost.explain", **nums))
-        self.cost_table.setHorizontalHeaderLabels(
-            [tr("shapes.cost.col.multi", **nums), tr("shapes.cost.col.single", **nums), tr("shapes.cost.col.multiplied", **nums)]
+        set_header_labels(
+            self.cost_table,
+            [tr("shapes.cost.col.multi", **nums), tr("shapes.cost.col.single", **nums), tr("shapes.cost.col.multiplied", **nums)],
         )
 
         def width(c: HeadCost) -> str:
@@ -233,13 +234,12 @@ class ShapesPanel(Panel):
             ("shapes.cost.row.scores", scores),
         ]
         self.cost_table.setRowCount(len(rows))
-        self.cost_table.setVerticalHeaderLabels([tr(key, **nums) for key, _ in rows])
+        set_header_labels(self.cost_table, [tr(key, **nums) for key, _ in rows], Qt.Orientation.Vertical)
         for r, (_, cell) in enumerate(rows):
             for c, cost in enumerate((multi, single, multiplied)):
-                item = QTableWidgetItem(cell(cost))
+                item = set_cell_text(self.cost_table, r, c, cell(cost))
                 item.setFont(self._mono)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.cost_table.setItem(r, c, item)
         self.cost_verdict.setText(
             tr(
                 "shapes.cost.verdict",
