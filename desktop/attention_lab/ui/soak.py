@@ -27,7 +27,11 @@ an exception, a Qt warning or an inconsistent window was seen.  "Memory drift" i
 median resident size of the last ``DRIFT_WINDOW`` samples minus that of the samples just
 after the warm-up (the first ``--warmup-min`` minutes: caches, fonts and lazily built
 panels fill up then); ``live_heap_drift_after_warmup_mb`` is the same of glibc's bytes in use,
-what the app holds live, apart from what glibc keeps freed.
+what the app holds live, apart from what glibc keeps freed; ``main_arena_drift_after_warmup_mb`` and
+``thread_arenas_drift_after_warmup_mb`` split it between the GUI thread's arena and the workers'
+(``core.heap.arenas_in_use_mb``).  At the end, before the window closes, ``pixmap_cache_mb`` is what
+Qt's QPixmapCache held (its styles' pixmaps, one per size drawn; Qt's own, up to
+``pixmap_cache_limit_mb``): part of a live drift that is Qt's bounded cache filling, not the app's.
 
 To find where memory goes, ``--actions`` draws from some actions only (``-a,b``: all but
 those) and ``--log`` writes every action with its arguments, the resident size after it, its longest
