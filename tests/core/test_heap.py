@@ -78,16 +78,22 @@ def test_a_job_that_frees_less_than_the_bound_keeps_it_for_the_next_job():
     assert given_back_mb < 5  # still resident: the next analysis reuses those pages
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallinfo2")
-def test_heap_usage_counts_blocks_in_use_and_the_large_ones_mapped():
+def _libc_malloc_and_free():
+    """glibc with malloc and free callable from Python (blocks the test holds outside Python's allocator)."""
     import ctypes
-
-    from attention_lab.core.heap import heap_usage_mb
 
     libc = ctypes.CDLL("libc.so.6")
     libc.malloc.restype = ctypes.c_void_p
     libc.malloc.argtypes = [ctypes.c_size_t]
     libc.free.argtypes = [ctypes.c_void_p]
+    return libc
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallinfo2")
+def test_heap_usage_counts_blocks_in_use_and_the_large_ones_mapped():
+    from attention_lab.core.heap import heap_usage_mb
+
+    libc = _libc_malloc_and_free()
     before = heap_usage_mb()
     assert set(before) == {"heap_in_use_mb", "heap_free_mb", "mapped_blocks_mb"}
     small = [libc.malloc(4000) for _ in range(10_000)]  # 40 MB of heap blocks
@@ -137,3 +143,56 @@ def test_a_check_within_the_interval_never_trims(monkeypatch):
     assert not bound.after_job() and trims == [1]
     now[0] += 0.5
     assert bound.after_job() and trims == [1, 1]
+
+
+_MALLOC_INFO = """<malloc version="1">
+<heap nr="0">
+<sizes>
+</sizes>
+<total type="fast" count="3" size="1048576"/>
+<total type="rest" count="10" size="2097152"/>
+<system type="current" size="13631488"/>
+<system type="max" size="20971520"/>
+<aspace type="total" size="13631488"/>
+</heap>
+<heap nr="1">
+<total type="fast" count="0" size="0"/>
+<total type="rest" count="1" size="1048576"/>
+<system type="current" size="5242880"/>
+</heap>
+<total type="fast" count="3" size="1048576"/>
+<total type="mmap" count="2" size="4194304"/>
+<system type="current" size="18874368"/>
+</malloc>"""
+
+
+def test_malloc_info_is_read_as_each_arenas_bytes_in_use_main_arena_first():
+    from attention_lab.core.heap import parse_malloc_info
+
+    # main arena: 13 MB taken, 1 + 2 MB free; the thread's: 5 MB taken, 1 MB free; the totals after the
+    # heaps (and the mapped blocks) are no arena
+    assert parse_malloc_info(_MALLOC_INFO) == [10.0, 4.0]
+    assert parse_malloc_info("") == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_info")
+def test_blocks_a_worker_thread_holds_are_counted_in_an_arena_other_than_the_main_one():
+    """Issue 18's soak tells the GUI thread's growth (the main arena) from the workers' (their own arenas)."""
+    import threading
+
+    from attention_lab.core.heap import arenas_in_use_mb
+
+    libc = _libc_malloc_and_free()
+    before = arenas_in_use_mb()
+    held: list[int] = []
+    worker = threading.Thread(target=lambda: held.extend(libc.malloc(4000) for _ in range(10_000)))  # 40 MB
+    worker.start()
+    worker.join()
+    during = arenas_in_use_mb()
+    for block in held:
+        libc.free(block)
+    after = arenas_in_use_mb()
+    assert before and len(during) >= 2
+    assert sum(during[1:]) - sum(before[1:]) > 35  # in the thread's arena ...
+    assert abs(during[0] - before[0]) < 5  # ... not in the main one
+    assert sum(during[1:]) - sum(after[1:]) > 35  # and freed from it

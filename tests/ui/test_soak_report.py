@@ -85,3 +85,36 @@ def test_the_drift_of_the_live_heap_is_reported_beside_the_resident_drift():
     # no heap figures (not glibc): no live drift, the resident one still
     bare = [{k: v for k, v in s.items() if k != "heap_in_use_mb"} for s in samples]
     assert summarise(bare, warmup_s=0.0)["live_heap_drift_after_warmup_mb"] is None
+
+
+def test_the_live_heaps_drift_is_split_between_the_main_arena_and_the_threads_arenas():
+    """Issue 18: a step of the live heap is put down to the GUI thread's side (the main arena) or the
+    workers' (their arenas) by the same drift of each."""
+    samples = [{"t_s": 10.0 * i, "rss_mb": 400.0, "heap_in_use_mb": 170.0 + 30.0 * (i >= 10),
+                "main_arena_in_use_mb": 130.0 + 28.0 * (i >= 10), "thread_arenas_in_use_mb": 40.0 + 2.0 * (i >= 10),
+                "max_stall_ms": 0.0} for i in range(20)]
+    summary = summarise(samples, warmup_s=0.0)
+    assert (summary["live_heap_drift_after_warmup_mb"], summary["main_arena_drift_after_warmup_mb"],
+            summary["thread_arenas_drift_after_warmup_mb"]) == (30.0, 28.0, 2.0)
+
+
+def test_the_pixmap_cache_probe_measures_what_qts_cache_holds(qapp):
+    """The soak's end reports what Qt's QPixmapCache holds (its styles' pixmaps per size: Qt's, bounded
+    by its limit); a 1000 x 1000 pixmap put in it (4 MB) is measured, and the cache is left empty."""
+    import sys
+
+    import pytest
+    from attention_lab.ui.soak import pixmap_cache_mb
+    from PySide6.QtGui import QPixmap, QPixmapCache
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc's mallinfo2")
+    pixmap = QPixmap(1000, 1000)
+    pixmap.fill()
+    QPixmapCache.clear()
+    assert QPixmapCache.insert("soak-probe-test", pixmap)
+    del pixmap  # the cache's copy only
+    held = pixmap_cache_mb()
+    assert 3.5 < held["pixmap_cache_mb"] < 5.0
+    assert held["pixmap_cache_limit_mb"] == QPixmapCache.cacheLimit() / 1024
+    assert QPixmapCache.find("soak-probe-test") is None

@@ -41,6 +41,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import mmap
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -105,6 +106,54 @@ def heap_usage_mb() -> dict[str, float]:
     mb = 1024 * 1024
     return {"heap_in_use_mb": round(info.uordblks / mb, 1), "heap_free_mb": round(info.fordblks / mb, 1),
             "mapped_blocks_mb": round(info.hblkhd / mb, 1)}
+
+
+_HEAP_XML = re.compile(r'<heap nr="\d+">(.*?)</heap>', re.DOTALL)
+_FREE_XML = re.compile(r'<total type="(?:fast|rest)" count="\d+" size="(\d+)"')
+_SYSTEM_XML = re.compile(r'<system type="current" size="(\d+)"')
+
+
+def parse_malloc_info(xml: str) -> list[float]:
+    """MB in use in each arena of a ``malloc_info`` report, the main arena first: what the arena
+    took from the system less its free blocks (fast bins and the rest)."""
+    in_use = []
+    for heap in _HEAP_XML.finditer(xml):
+        body = heap.group(1)
+        system = _SYSTEM_XML.search(body)
+        if system is None:
+            continue
+        free = sum(int(size) for size in _FREE_XML.findall(body))
+        in_use.append(round((int(system.group(1)) - free) / (1024 * 1024), 1))
+    return in_use
+
+
+def arenas_in_use_mb() -> list[float]:
+    """MB in use in each of glibc's arenas now, the main arena first; empty where there is no glibc.
+
+    The main arena is the first thread's (the GUI thread's: Qt, Python's larger objects); every
+    other thread that allocates (the workers: torch's tensors, the tokenizers) is given an arena of
+    its own, up to 8 per core.  Which of them holds a growth of ``heap_in_use_mb`` says which side
+    of the app to look at (issue 18's soak).  ``malloc_info`` walks every free block, like
+    ``mallinfo2``, and writes XML (about 15 KB): milliseconds, for a sample, not for every job."""
+    libc = _libc()
+    if libc is None or not hasattr(libc, "open_memstream"):
+        return []
+    buffer, size = ctypes.c_void_p(), ctypes.c_size_t()
+    libc.open_memstream.restype = ctypes.c_void_p
+    libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    libc.free.argtypes = [ctypes.c_void_p]
+    stream = libc.open_memstream(ctypes.byref(buffer), ctypes.byref(size))
+    if not stream:
+        return []
+    libc.malloc_info(0, stream)
+    libc.fclose(stream)  # sets buffer and size
+    try:
+        xml = ctypes.string_at(buffer.value, size.value).decode("ascii", "replace")
+    finally:
+        libc.free(buffer)
+    return parse_malloc_info(xml)
 
 
 def give_back_free_heap() -> bool:

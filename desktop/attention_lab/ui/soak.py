@@ -27,7 +27,11 @@ an exception, a Qt warning or an inconsistent window was seen.  "Memory drift" i
 median resident size of the last ``DRIFT_WINDOW`` samples minus that of the samples just
 after the warm-up (the first ``--warmup-min`` minutes: caches, fonts and lazily built
 panels fill up then); ``live_heap_drift_after_warmup_mb`` is the same of glibc's bytes in use,
-what the app holds live, apart from what glibc keeps freed.
+what the app holds live, apart from what glibc keeps freed; ``main_arena_drift_after_warmup_mb`` and
+``thread_arenas_drift_after_warmup_mb`` split it between the GUI thread's arena and the workers'
+(``core.heap.arenas_in_use_mb``).  At the end, before the window closes, ``pixmap_cache_mb`` is what
+Qt's QPixmapCache held (its styles' pixmaps, one per size drawn; Qt's own, up to
+``pixmap_cache_limit_mb``): part of a live drift that is Qt's bounded cache filling, not the app's.
 
 To find where memory goes, ``--actions`` draws from some actions only (``-a,b``: all but
 those) and ``--log`` writes every action with its arguments, the resident size after it, its longest
@@ -57,6 +61,8 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+
+from attention_lab.core.heap import arenas_in_use_mb, heap_usage_mb
 
 #: the screen the soak's offscreen window is on: a desktop monitor that holds every size its learner
 #: resizes the window to (``learner_driver.SIZES``, up to 1900×1150, with the window's frame).  Qt's
@@ -150,6 +156,10 @@ def summarise(samples: list[dict], warmup_s: float) -> dict:
         # it is memory glibc keeps freed (up to core.heap's bound), which swung the resident size
         # ±40-60 MB between 4-minute runs of the same actions (issue 18)
         "live_heap_drift_after_warmup_mb": drift_of("heap_in_use_mb"),
+        # the same of the main arena (the GUI thread: Qt, Python's larger objects) and of the other
+        # threads' arenas (the workers: torch, the tokenizers): which side a live drift is on
+        "main_arena_drift_after_warmup_mb": drift_of("main_arena_in_use_mb"),
+        "thread_arenas_drift_after_warmup_mb": drift_of("thread_arenas_in_use_mb"),
         "max_stall_ms": round(max(s["max_stall_ms"] for s in samples), 1) if samples else None,
         "max_stall_after_warmup_ms": round(max(s["max_stall_ms"] for s in after), 1) if after else None,
         "max_startup_stall_ms": round(max(s.get("max_startup_stall_ms", 0.0) for s in samples), 1) if samples else None,
@@ -201,6 +211,35 @@ class StallLedger:
         sample = {"max_stall_ms": round(self.sample_running_ms, 1), "max_startup_stall_ms": round(self.sample_startup_ms, 1)}
         self.sample_running_ms = self.sample_startup_ms = 0.0
         return sample
+
+
+def arena_sample() -> dict[str, float]:
+    """A sample's split of the live heap: the main arena's bytes in use and the other arenas' (MB);
+    empty without glibc."""
+    arenas = arenas_in_use_mb()
+    if not arenas:
+        return {}
+    return {"main_arena_in_use_mb": arenas[0], "thread_arenas_in_use_mb": round(sum(arenas[1:]), 1)}
+
+
+def pixmap_cache_mb() -> dict[str, float]:
+    """What Qt's QPixmapCache holds, measured by emptying it (so at the end of a run only): the live
+    heap it frees, and its limit.  Qt's styles fill it with pixmaps drawn once per size of a frame,
+    tab or button; it is Qt's, bounded by its limit (10 MB by default), and grows over a soak as the
+    learner resizes the window and its docks (issue 18)."""
+    from PySide6.QtGui import QPixmapCache
+
+    def live_mb() -> float | None:  # a large pixmap is in the heap or, while glibc's threshold is low, mapped
+        usage = heap_usage_mb()
+        return usage["heap_in_use_mb"] + usage["mapped_blocks_mb"] if usage else None
+
+    before = live_mb()
+    QPixmapCache.clear()
+    after = live_mb()
+    held = {"pixmap_cache_limit_mb": round(QPixmapCache.cacheLimit() / 1024, 1)}
+    if before is not None and after is not None:
+        held["pixmap_cache_mb"] = round(before - after, 1)
+    return held
 
 
 def log_line(step: int, t_s: float, filed: dict, beat_cpu_ms: float, *, startup: bool) -> dict:
@@ -295,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         os.environ["QT_QPA_PLATFORM"] = offscreen_platform("offscreen", work)
 
-    from attention_lab.core.heap import KEPT_HEAP, heap_usage_mb
+    from attention_lab.core.heap import KEPT_HEAP
 
     __import__("torch")
     import pyqtgraph as pg
@@ -377,11 +416,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             now = time.monotonic()
             if now >= next_sample:
                 samples.append({"t_s": round(now - started, 1), "rss_mb": round(resident_mb(), 1),
-                                **heap_usage_mb(), "heap_trims": KEPT_HEAP.trims, **ledger.take_sample(), "steps": sum(done.values())})
+                                **heap_usage_mb(), **arena_sample(), "heap_trims": KEPT_HEAP.trims, **ledger.take_sample(), "steps": sum(done.values())})
                 next_sample = now + args.sample_s
     finally:
         if log is not None:
             log.close()
+        held_by_qt = pixmap_cache_mb()  # before the window goes: what Qt's style cached for it
         beat.stop()
         tracer.stop()
         trap.uninstall()
@@ -393,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         minutes=args.minutes, seed=args.seed, model=args.model, steps=sum(done.values()),
         exceptions_and_qt_warnings=faults, steps_with_problems=problem_steps, workers_stopped=stopped,
         stalls_over_goal=ledger.running_over_goal, stall_goal_ms=STALL_GOAL_MS, **ledger.over_goal_breakdown(),
-        startups=ledger.startup_count,
+        startups=ledger.startup_count, **held_by_qt,
         load_average=_load_average(), actions_drawn=names,
         screen=list(app.primaryScreen().availableGeometry().size().toTuple()) if app.primaryScreen() else None,
     )
