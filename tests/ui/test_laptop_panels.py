@@ -191,3 +191,17 @@ def _compare_roles(qtbot, state, grid_class, portrait_class) -> set[str]:
         assert grid.hover_text.endswith(f"{expected})"), (stats.head, grid.hover_text, expected)
         named.update(portrait.roles_of(stats.head))
     return named
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_mask_modes_table_shows_every_row_beside_its_sideways_scroll_bar(qtbot, make_window, language):
+    """At 1366×768 the Mask dock is narrower than the modes table's columns: the sideways scroll
+    bar came up inside the table's fixed height and hid half of its last mode (issue 18, seen at
+    the laptop's size in Portuguese)."""
+    _window, panel = _laptop_window(qtbot, make_window, language, PanelId.MASK)
+    table = panel.table
+    bar = table.horizontalScrollBar()
+    assert bar.isVisible(), "the table fits its dock here: nothing tested"
+    last = table.rowCount() - 1
+    bottom = table.rowViewportPosition(last) + table.rowHeight(last)
+    assert bottom <= table.viewport().height(), f"the last row ends at {bottom}, the view at {table.viewport().height()}"

@@ -163,8 +163,11 @@ class MaskPanel(Panel):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setWordWrap(False)
+        # every row in sight with the sideways scroll bar up too (a narrow dock: 1366×768 hid half of
+        # the last row under it); the bar's strip is blank while it is hidden, so the height is one
         self.table.setFixedHeight(
-            self.table.horizontalHeader().sizeHint().height() + len(MODES) * (self.fontMetrics().height() + 10) + 4
+            self.table.horizontalHeader().sizeHint().height() + len(MODES) * (self.fontMetrics().height() + 10)
+            + 2 * self.table.frameWidth() + self.table.horizontalScrollBar().sizeHint().height()
         )
         self.status = QLabel(self.why_box)
         self.status.setWordWrap(True)
