@@ -104,6 +104,18 @@ class Repo:
         return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # git's blob id
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that goes away mid-request (a cancelled download, a closed window: the app's
+    httpx client resets its kept-alive connection) is expected here, not an error: the stock
+    server prints "Exception occurred during processing of request" and a traceback to stderr,
+    which the close-mid-way test reads as the app's own (it failed ~1 run in 3, issue 18)."""
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class HubServer:
     """``with HubServer({"gpt2": Repo(files)}) as hub:`` then ``HF_ENDPOINT=hub.url``."""
 
@@ -124,7 +136,7 @@ class HubServer:
     # ------------------------------------------------------------------ life
     def start(self) -> "HubServer":
         for role in ("hub", "cdn"):
-            server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+            server = _QuietServer(("127.0.0.1", 0), _Handler)
             server.daemon_threads = True
             server.hub = self  # type: ignore[attr-defined]
             server.role = role  # type: ignore[attr-defined]
