@@ -81,3 +81,40 @@ def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path)
     # a platform given by whoever runs the soak (a display, offscreen with its own options) is theirs
     assert offscreen_platform("xcb", tmp_path) == "xcb"
     assert offscreen_platform("offscreen:size=1x1", tmp_path) == "offscreen:size=1x1"
+
+
+#: run in the soak's process: after each collection a new window or model's first drawing makes,
+#: how many main windows are still alive (gc_pause.collect_on_switch wrapped, as gc_timing wraps it)
+_COUNT_WINDOWS_AT_EACH_SWITCH = """
+import gc, json, sys
+from attention_lab.ui import gc_pause, soak
+from attention_lab.ui.main_window import MainWindow
+alive, original = [], gc_pause.collect_on_switch
+def counted(key):
+    collected = original(key)
+    if collected:
+        alive.append(sum(isinstance(o, MainWindow) for o in gc.get_objects()))
+    return collected
+gc_pause.collect_on_switch = counted
+code = soak.main(sys.argv[2:])
+open(sys.argv[1], "w").write(json.dumps(alive))
+sys.exit(code)
+"""
+
+
+def test_a_closed_window_is_freed_by_the_new_windows_first_collection_not_a_later_model_switch(tmp_path: Path):
+    """Issue 18: the soak's loop kept the window an action started in until the next action, so
+    "quit and start again" left the closed window alive through the new window's first collection;
+    it was freed by the next model switch's instead (8,000 objects of widgets in a running window's
+    turn: most of the soak's load_model stalls in ``gc_pause.collect_on_switch``).  Each switch's
+    collection must leave only the window in use."""
+    alive = tmp_path / "alive.json"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_WINDOWS_AT_EACH_SWITCH, str(alive), "--minutes", "0.1", "--sample-s", "1",
+         "--warmup-min", "0", "--actions", "quit_and_start_again", "--out", str(tmp_path / "report")],
+        check=False, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    windows_alive = json.loads(alive.read_text(encoding="utf-8"))
+    assert len(windows_alive) >= 2, "too few new windows drawn to tell"
+    assert windows_alive == [1] * len(windows_alive)
