@@ -49,7 +49,9 @@ from attention_lab.ui.panels.panel_kit import (
     fmt_number,
     make_plot,
     monospace_font,
+    set_box_title,
     set_header_labels,
+    set_text,
     set_heatmap_axes,
     setup_token_heatmap,
 )
@@ -63,18 +65,6 @@ BAR_PLOTS_SPACING = 6
 
 
 MODES = [m.value for m in MaskMode]
-
-
-def _set_text(label: QLabel, text: str) -> None:
-    """``label``'s text, set only when it differs: a label given its own text again is laid out
-    and repainted all the same."""
-    if label.text() != text:
-        label.setText(text)
-
-
-def _set_title(box: QGroupBox, text: str) -> None:
-    if box.title() != text:
-        box.setTitle(text)
 
 
 @functools.lru_cache(maxsize=2)
@@ -290,20 +280,20 @@ class MaskPanel(Panel):
         number of the grid, the print or the bars, only the words around them (the whole panel
         filled again, its grid image, bars and every axis redrawn, was the largest re-wording turn
         with the Mask in sight, issue 18).  Each text is set only where it changes."""
-        _set_title(self.grid_box, tr("mask.grid"))
-        _set_title(self.ascii_box, tr("mask.ascii"))
-        _set_text(self.ascii_label, tr("mask.ascii.what"))
-        _set_title(self.why_box, tr("mask.why"))
-        _set_text(self.mode_label, tr("mask.mode"))
+        set_box_title(self.grid_box, tr("mask.grid"))
+        set_box_title(self.ascii_box, tr("mask.ascii"))
+        set_text(self.ascii_label, tr("mask.ascii.what"))
+        set_box_title(self.why_box, tr("mask.why"))
+        set_text(self.mode_label, tr("mask.mode"))
         for i, mode in enumerate(MODES):
             if self.mode_choice.itemText(i) != tr(f"mask.mode.{mode}"):
                 self.mode_choice.setItemText(i, tr(f"mask.mode.{mode}"))
         set_header_labels(self.table, [tr(k) for k in ("mask.col.mode", "mask.col.row_sums", "mask.col.future", "mask.col.leak", "mask.col.verdict")])
         self._label_bar_plots()
         if self.state is None:
-            _set_text(self.explain, tr("mask.empty"))
+            set_text(self.explain, tr("mask.empty"))
         else:
-            _set_text(self.explain, tr("mask.explain"))
+            set_text(self.explain, tr("mask.explain"))
             pi = self.grid_plot.getPlotItem()
             set_axis_label(pi, "top", tr("mask.key"))
             set_axis_label(pi, "left", tr("mask.query"))
@@ -491,10 +481,10 @@ class MaskPanel(Panel):
                     new = state.model.tokenizer.token_texts([state.replacement_id])[0]
                 except Exception:  # noqa: BLE001 -- a label only
                     new = str(state.replacement_id)
-            _set_text(self.why_explain,
+            set_text(self.why_explain,
                       tr("mask.why.explain", layer=state.layer, pos=state.position, old=tokens[state.position], new=new))
         else:
-            _set_text(self.why_explain, "")
+            set_text(self.why_explain, "")
         self._fill_status(details)
         self._fill_table(details)
         self._fill_selected(details, words_only=words_only)
@@ -506,8 +496,7 @@ class MaskPanel(Panel):
             text = tr("mask.computing")
         else:
             text = ""
-        if self.status.text() != text:
-            self.status.setText(text)
+        set_text(self.status, text)
 
     def _fill_table(self, details: dict[str, ModeDetail] | None) -> None:
         for r, mode in enumerate(MODES):

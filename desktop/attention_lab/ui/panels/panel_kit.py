@@ -89,6 +89,19 @@ def set_header_labels(table: QTableWidget, labels: Sequence[str], orientation=Qt
             item.setText(text)
 
 
+def set_text(label, text: str) -> None:
+    """``label``'s text, set only when it differs: a label given its own text again is laid out
+    and repainted all the same (a language switch re-words whole panels, issue 18)."""
+    if label.text() != text:
+        label.setText(text)
+
+
+def set_box_title(box, text: str) -> None:
+    """``box``'s title, set only when it differs (as :func:`set_text`)."""
+    if box.title() != text:
+        box.setTitle(text)
+
+
 def set_cell_text(table: QTableWidget, row: int, column: int, text: str) -> QTableWidgetItem:
     """The item at ``row``, ``column`` showing ``text``: the one there, its text changed only if it
     differs, or a new one.  A new item per cell on each fill laid the whole table out again and

@@ -48,6 +48,7 @@ from attention_lab.ui.panels.panel_kit import (
     make_plot,
     role_colour,
     roles_text,
+    set_box_title,
     set_header_labels,
 )
 from attention_lab.ui.panels.plot_setters import set_axis_label, show_grid
@@ -223,8 +224,7 @@ class PortraitPanel(Panel):
     def retranslate(self) -> None:
         """The panel's words in the current language; the scatter's points stay as drawn (a language
         changes no number: drawn again, the scatter was re-ranged and its plot repainted, issue 18)."""
-        if self.threshold_box.title() != tr("portrait.thresholds"):
-            self.threshold_box.setTitle(tr("portrait.thresholds"))
+        set_box_title(self.threshold_box, tr("portrait.thresholds"))
         self.reset_button.setText(tr("portrait.reset"))
         rules = self.thresholds()
         for name, label in self._spin_labels.items():

@@ -29,7 +29,13 @@ from attention_lab.ui.number_format import fixed, integer
 from attention_lab.ui.strings import shapes as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font, set_cell_text, set_header_labels
+from attention_lab.ui.panels.panel_kit import (
+    explanation_label,
+    monospace_font,
+    set_box_title,
+    set_cell_text,
+    set_header_labels,
+)
 
 
 @dataclass(frozen=True)
@@ -144,8 +150,7 @@ class ShapesPanel(Panel):
 
     def retranslate(self) -> None:
         set_header_labels(self.table, [tr("shapes.col.step"), tr("shapes.col.shape"), tr("shapes.col.note")])
-        if self.cost_box.title() != tr("shapes.cost.title"):
-            self.cost_box.setTitle(tr("shapes.cost.title"))
+        set_box_title(self.cost_box, tr("shapes.cost.title"))
         self._fill()
 
     # ------------------------------------------------------------------ filling

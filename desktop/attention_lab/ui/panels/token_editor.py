@@ -42,7 +42,7 @@ from attention_lab.ui.number_format import integer, percent
 from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font
+from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font, set_text
 
 
 LABEL_SEPARATOR = " · "  # a chip's label: "position · id"
@@ -489,9 +489,7 @@ class TokenEditorPanel(Panel):
         """What the panel says about ``state`` (tokenizer, count, the cut's notice) in the current language."""
         self._explain_tokenizer()
         n = state.n_tokens
-        count = tr("token_editor.count", n=n)
-        if self.count.text() != count:
-            self.count.setText(count)
+        set_text(self.count, tr("token_editor.count", n=n))
         cut = state.original_length - n
         if cut > 0:
             self.show_notice(
