@@ -42,7 +42,7 @@ def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
     assert len(lines) == report["summary"]["steps"]  # every action, none twice
     assert {entry["action"] for entry in lines} <= {"set_causal", "set_head"}
     assert report["summary"]["actions_drawn"] == ["set_causal", "set_head"]
-    assert report["summary"]["screen"] == [1920, 1200]  # its own offscreen screen, not Qt's 800×800
+    assert report["summary"]["screen"] == [1366, 768]  # the learner's laptop by default, not Qt's 800×800
     for entry in lines:  # the arguments the driver was called with, to replay the step
         assert set(entry["arguments"]) == ({"causal"} if entry["action"] == "set_causal" else {"head"})
         assert entry["rss_mb"] > 0 and entry["t_s"] >= 0
@@ -56,31 +56,56 @@ def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
         assert report["samples"] and all(s["heap_in_use_mb"] > 0 and "heap_free_mb" in s for s in report["samples"])
 
 
-def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path):
+@pytest.mark.parametrize("screen", ["laptop", "desktop"])
+def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path, screen: str):
     """Qt's offscreen screen is 800×800: every Reset layout shrank the soak's window to it (a relayout
-    and repaint of every dock no learner gets, then the next resize did it all again; issue 18)."""
+    and repaint of every dock no learner gets, then the next resize did it all again; issue 18).
+    Each of the soak's screens holds every size its learner resizes to (widths and heights drawn apart)."""
+    sizes = "LAPTOP_SIZES" if screen == "laptop" else "SIZES"
     script = (
-        "import sys; from pathlib import Path\n"
+        "import itertools, sys; from pathlib import Path\n"
         "from PySide6.QtWidgets import QApplication, QMainWindow\n"
-        "from attention_lab.ui.learner_driver import SIZES\n"
+        f"from attention_lab.ui.learner_driver import {sizes} as sizes\n"
         "from attention_lab.ui.window_settings import fit_to_screen\n"
         "app = QApplication([])\n"
-        "window = QMainWindow(); window.show()\n"
-        "for size in SIZES:\n"
+        "window = QMainWindow(); window.move(0, 0); window.show()\n"
+        "for size in itertools.product([w for w, _ in sizes], [h for _, h in sizes]):\n"
         "    window.resize(*size); app.processEvents()\n"
         "    assert not fit_to_screen(window), (size, app.primaryScreen().availableGeometry())\n"
         "    assert window.size().toTuple() == size\n"
         "print('ok', app.primaryScreen().size().toTuple())\n")
-    from attention_lab.ui.soak import SOAK_SCREEN, offscreen_platform
+    from attention_lab.ui.soak import SCREENS, offscreen_platform
 
-    platform = offscreen_platform("offscreen", tmp_path)
+    platform = offscreen_platform("offscreen", tmp_path, SCREENS[screen])
     env = dict(os.environ, QT_QPA_PLATFORM=platform, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
     done = subprocess.run([sys.executable, "-c", script], check=False, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert f"ok {SOAK_SCREEN}" in done.stdout
+    assert f"ok {SCREENS[screen]}" in done.stdout
     # a platform given by whoever runs the soak (a display, offscreen with its own options) is theirs
     assert offscreen_platform("xcb", tmp_path) == "xcb"
     assert offscreen_platform("offscreen:size=1x1", tmp_path) == "offscreen:size=1x1"
+
+
+@pytest.mark.parametrize(("screen", "size"), [("laptop", [1366, 768]), ("desktop", [1920, 1200])])
+def test_the_learner_resizes_to_the_sizes_of_the_screen_chosen_and_the_report_names_the_machine(tmp_path: Path, screen, size):
+    """``--screen``: the soak's window starts at, and is resized to, sizes of the chosen screen (the laptop's
+    by default); the report says which screen and which processor, and how fast it painted the whole window
+    (stall figures compare only on one machine)."""
+    from attention_lab.ui.learner_driver import LAPTOP_SIZES, SIZES
+
+    sizes = LAPTOP_SIZES if screen == "laptop" else SIZES
+    log = tmp_path / "actions.jsonl"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
+    done = subprocess.run(
+        [sys.executable, "-m", "attention_lab.ui.soak", "--minutes", "0.05", "--sample-s", "1", "--warmup-min", "0",
+         "--actions", "resize", "--screen", screen, "--out", str(tmp_path / "report"), "--log", str(log)],
+        check=False, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads((tmp_path / "report" / "soak.json").read_text(encoding="utf-8"))["summary"]
+    assert summary["screen"] == size and summary["screen_choice"] == screen
+    assert summary["cpu_count"] >= 1 and isinstance(summary["cpu"], str) and summary["full_window_paint_ms"] > 0
+    drawn = [json.loads(line)["arguments"] for line in log.read_text(encoding="utf-8").splitlines()]
+    assert drawn and all(a["width"] in {w for w, _ in sizes} and a["height"] in {h for _, h in sizes} for a in drawn)
 
 
 #: run in the soak's process: after each collection a new window or model's first drawing makes,

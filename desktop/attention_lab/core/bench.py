@@ -33,7 +33,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -45,7 +44,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from . import fast_paths, kvbench
+from . import fast_paths, kvbench, machine
 from .checkpoints import GPT2_SMALL_SHAPES, make_random_checkpoint
 from .kvbench import run_kv_benchmark
 from .lens import GPT2Lens
@@ -719,14 +718,7 @@ def run_bench(specs: Sequence[str] | None = None, settings: Settings | None = No
                     rows.extend(bench_gui_stalls(bm.spec, bm.label, s, phases=("edit", "long_text")))
     return {
         "command": "attention-lab bench " + " ".join(_argv_echo(specs, s)),
-        "machine": {
-            "cpu_count": os.cpu_count(),
-            "torch_threads": torch.get_num_threads(),
-            "torch": torch.__version__,
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-        },
+        "machine": {**machine.describe(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__},
         "settings": {"reps": s.reps, "quick": s.quick, "threads": s.threads, "skip": sorted(s.skip)},
         "notes": notes,
         "rows": [asdict(r) for r in rows],

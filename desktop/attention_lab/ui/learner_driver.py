@@ -68,7 +68,13 @@ TYPED = (" and more", " x", "!", " déjà vu", " 2024")
 WORDS = (" cat", "dog", " the", "banana split", "", "  ", "🙂")
 LANGUAGE_CODES = ("en", "pt_BR")
 MASK_MODES = tuple(m.value for m in MaskMode)
+#: the window sizes a learner resizes to (width and height drawn apart), the first the start size:
+#: on a desktop monitor (the fuzzer's, and the soak's ``--screen desktop``)
 SIZES = ((1400, 900), (1000, 700), (1900, 1150), (800, 600))
+#: ... and on the 1366×768 laptop learners have (the soak's default screen): its largest the whole
+#: width inside the window's frame (Qt's offscreen frame is 2 px a side) under a title bar and a task
+#: bar, its smallest the fuzzer's smallest
+LAPTOP_SIZES = ((1362, 700), (1200, 660), (1024, 620), (800, 600))
 EXPORT_KINDS = ("png", "svg", "csv")
 #: File › Download a model…: a repository the hub serves, one it doesn't have (404: an error
 #: dialog), one whose weights stall half-way (the learner presses Cancel)
@@ -102,10 +108,13 @@ class LearnerDriver:
 
     def __init__(self, window, models: dict[str, str], workdir: Path, *, settle_timeout_s: float = SETTLE_TIMEOUT_S,
                  open_window=None, paint: bool = True, hubs: dict[str, tuple[str, str]] | None = None,
-                 kv_new_tokens: int = Intent.kv_new_tokens, kv_repetitions: int | None = None):
+                 kv_new_tokens: int = Intent.kv_new_tokens, kv_repetitions: int | None = None,
+                 sizes: tuple[tuple[int, int], ...] = SIZES):
         #: False: the window is never painted (``setUpdatesEnabled(False)``); every panel still
         #: receives and lays out what it shows, which is what the checks read
         self.paint = paint
+        #: the window sizes this learner resizes to; a reset brings the window back to the first
+        self.sizes = tuple(sizes)
         self.window = window
         window.setUpdatesEnabled(paint)
         #: ``open_window()`` -> a new shown MainWindow on the same settings file (a restart);
@@ -645,20 +654,20 @@ class LearnerDriver:
             self.settle()
 
     #: the window's saveState() at the start of the first sequence (after a Reset layout, at
-    #: SIZES[0]); each later reset compares the window with it and restores it only if it differs
+    #: the first of ``sizes``); each later reset compares the window with it and restores it only if it differs
     _start_layout: bytes | None = None
     #: (request, state) of the seed text's analysis at a reset: given back to the session as a
     #: prefetched analysis while the model is the same object
     _seed_analysis: tuple | None = None
 
     def _reset_layout(self) -> None:
-        """The start layout at SIZES[0], restored only when the sequence changed it: one
+        """The start layout at the start size (``sizes[0]``), restored only when the sequence changed it: one
         restoreState of the saved bytes (at the right size already: a Reset layout fits the
         window to the screen first, then a resize laid everything out a second time); the
         full Reset layout only the first time, or if the restored bytes still differ."""
         w = self.window
-        if (w.width(), w.height()) != SIZES[0]:
-            w.resize(*SIZES[0])
+        if (w.width(), w.height()) != self.sizes[0]:
+            w.resize(*self.sizes[0])
         start = self._start_layout
         if start is not None:
             if bytes(w.saveState(SETTINGS_VERSION)) == start:
@@ -668,7 +677,7 @@ class LearnerDriver:
             if bytes(w.saveState(SETTINGS_VERSION)) == start:
                 return
         w.reset_layout()
-        w.resize(*SIZES[0])
+        w.resize(*self.sizes[0])
         self._start_layout = None  # saved by reset() once the window has settled
 
     def _at_seed_analysis(self) -> bool:
@@ -684,6 +693,12 @@ class LearnerDriver:
             and session.position is None and session.replacement_id is None
             and not state.extras.get("bos") and state.extras.get("follow_last", False)
         )
+
+
+def resize_choices(sizes: tuple[tuple[int, int], ...]) -> dict[str, tuple]:
+    """The resize action's choices for a learner resizing to ``sizes`` (as many as ``SIZES``: a
+    seeded run draws the same actions whichever sizes it uses)."""
+    return {"width": tuple(s[0] for s in sizes), "height": tuple(s[1] for s in sizes)}
 
 
 #: (action, {argument: choices}) for every learner action; choices are sequences (the test
@@ -707,7 +722,7 @@ ACTIONS: dict[str, dict[str, tuple]] = {
     "close_dock": {"panel_id": PANEL_IDS},
     "reset_layout": {},
     "set_language": {"code": LANGUAGE_CODES},
-    "resize": {"width": tuple(s[0] for s in SIZES), "height": tuple(s[1] for s in SIZES)},
+    "resize": resize_choices(SIZES),
     "set_mask_mode": {"mode": MASK_MODES},
     "set_new_tokens": {"count": (1, 5, 20, 300)},
     "kv_run": {},
