@@ -63,6 +63,8 @@ def report(tiny_checkpoint):
 
 def test_every_row_is_reported(report):
     assert {"command", "machine", "settings", "notes", "rows"} <= set(report)
+    # which processor: speed figures compare only on one machine (core/machine.py)
+    assert {"cpu", "cpu_count", "torch_threads", "load_average"} <= set(report["machine"])
     ids = {row["id"] for row in report["rows"]}
     assert ids == ROW_IDS
     for row in report["rows"]:

@@ -143,3 +143,6 @@ def test_a_closed_window_is_freed_by_the_new_windows_first_collection_not_a_late
     windows_alive = json.loads(alive.read_text(encoding="utf-8"))
     assert len(windows_alive) >= 2, "too few new windows drawn to tell"
     assert windows_alive == [1] * len(windows_alive)
+    # the report's own count (a weak set of the windows it opened): one alive at every sample
+    samples = json.loads((tmp_path / "report" / "soak.json").read_text(encoding="utf-8"))["samples"]
+    assert samples and [s["windows_alive"] for s in samples] == [1] * len(samples)

@@ -58,6 +58,7 @@ import statistics
 import sys
 import tempfile
 import time
+import weakref
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -372,12 +373,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     models = soak_models(work, args.model)
     trap = FaultTrap().install()
     gc_pause.freeze_imports()  # as the app does before its window (ui.launch)
+    opened: weakref.WeakSet = weakref.WeakSet()  # every window opened, while it lives (a closed one should not)
+
     def open_window(model_spec: str | None = None) -> MainWindow:
         window = MainWindow(settings=QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat), model_spec=model_spec)
         install_idle_build(window)  # as the app opens a learner's window (ui.launch)
         window.resize(*sizes[0])
         window.move(0, 0)  # where a laptop's largest window fits (a Reset layout fits the window to the screen)
         window.show()
+        opened.add(window)
         return window
 
     driver = LearnerDriver(open_window(args.model), models, work / "exports", open_window=open_window, sizes=sizes)
@@ -436,7 +440,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             now = time.monotonic()
             if now >= next_sample:
                 samples.append({"t_s": round(now - started, 1), "rss_mb": round(resident_mb(), 1),
-                                **heap_usage_mb(), **arena_sample(), "heap_trims": KEPT_HEAP.trims, **ledger.take_sample(), "steps": sum(done.values())})
+                                **heap_usage_mb(), **arena_sample(), "heap_trims": KEPT_HEAP.trims, **ledger.take_sample(), "steps": sum(done.values()),
+                                "windows_alive": len(opened)})
                 next_sample = now + args.sample_s
     finally:
         if log is not None:
