@@ -174,3 +174,36 @@ def test_panels_out_of_sight_let_go_of_a_long_texts_state_once_the_text_moves_on
         assert all(window.panels[pid].state is window.last_state for pid in hidden)
     finally:
         assert teardown(QApplication.instance(), window)
+
+
+def test_a_closed_window_frees_the_one_head_plots_it_took_out_of_the_layout(qtbot, isolated_settings, tiny_checkpoint):
+    """Issue 18's 30-minute soak grew its live heap by ~135 MB: the head grid keeps the enlarged head's
+    plots and moves them in and out of its layout; a plot taken out (two columns, then one) was taken
+    out of the scene too, and PySide kept its wrapper alive for good (it had passed to Qt), and through
+    its map's hover callback the panel, every other panel, their plots and analyses after the window
+    closed.  A plot out of the layout now stays in the scene under a hidden item and goes with it."""
+    from attention_lab.ui.launch import teardown
+    from attention_lab.ui.main_window import MainWindow
+    from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE, VIEWS
+    from attention_lab.ui.panels.ids import PanelId
+
+    app = QApplication.instance()
+    window = MainWindow(settings=isolated_settings, model_spec=str(tiny_checkpoint))
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=30_000)
+    grid = window.panel(PanelId.HEAD_GRID)
+    grid.view_combo.setCurrentIndex(VIEWS.index(SIDE_BY_SIDE))
+    grid.tabs.setCurrentIndex(1)  # the enlarged head, side by side: two plots in the layout
+    qtbot.waitUntil(lambda: len(grid._head_plots) == 2 and 1 not in grid._stale, timeout=10_000)
+    grid.view_combo.setCurrentIndex(VIEWS.index(ONE_MODE))  # one: the second plot leaves the layout
+    qtbot.waitUntil(lambda: len(grid._head_plots) == 1, timeout=10_000)
+    out_of_layout = grid._head_plot_pool[1][0]
+    assert out_of_layout.scene() is grid.head_view.scene() and not out_of_layout.isVisible()
+    panel, plot = weakref.ref(grid), weakref.ref(out_of_layout)
+    del grid, out_of_layout
+    assert teardown(app, window)
+    del window
+    gc.collect()
+    assert plot() is None, "the plot taken out of the layout outlived its window"
+    assert panel() is None, "the head grid outlived its window"

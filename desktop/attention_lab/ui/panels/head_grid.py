@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
     QComboBox,
+    QGraphicsRectItem,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -195,6 +196,14 @@ class HeadGridPanel(Panel):
         self._head_bar = None
         self._head_bar_images = 0  # the pool's first images the colour bar sets the levels of
         self._head_part_posted = False  # the next part of the enlarged head is to be made on the next turn
+        self._head_park = QGraphicsRectItem()  # hidden: holds the kept plots out of the layout (_build_head)
+        self._head_park.setVisible(False)
+        # the panel's own timer, not a closure over the panel in a nested singleShot: a closure holding the
+        # panel outlived its window (issue 18's soak: every panel, plot and analysis of a closed window kept)
+        self._head_part_timer = QTimer(self)
+        self._head_part_timer.setSingleShot(True)
+        self._head_part_timer.setInterval(1)
+        self._head_part_timer.timeout.connect(self._next_head_part)
         row = QHBoxLayout()
         row.addWidget(self.head_label)
         row.addWidget(self.head_spin)
@@ -601,7 +610,7 @@ class HeadGridPanel(Panel):
             self._head_part_posted = True
             # behind what this turn posted (the tab's paint) and the timers already due (input, the
             # perf probe's heartbeat): a 0 ms timer alone ran first (as ui/redraw.py's steps do)
-            QTimer.singleShot(0, self, lambda: QTimer.singleShot(1, self, self._next_head_part))
+            QTimer.singleShot(0, self, self._head_part_timer.start)
 
     def _next_head_part(self) -> None:
         self._head_part_posted = False
@@ -632,6 +641,8 @@ class HeadGridPanel(Panel):
         layout = self.head_view.ci
         for item in list(layout.items):
             layout.removeItem(item)
+        if self._head_park.scene() is None:
+            self.head_view.scene().addItem(self._head_park)
         linked = self._head_bar_images
         if linked != len(self._head_plot_pool):
             # the bar sets the levels of every kept map (a map out of the layout too: the
@@ -644,6 +655,12 @@ class HeadGridPanel(Panel):
         self._head_plots = self._head_plot_pool[:count]
         for col, (plot, *_rest) in enumerate(self._head_plots):
             layout.addItem(plot, row=0, col=col)
+        for plot, *_rest in self._head_plot_pool[count:]:
+            # a plot out of the layout stays in the scene, under a hidden item: taken out of the scene,
+            # PySide kept its wrapper alive for good (it had passed to Qt), and through its map's hover
+            # callback the panel and the whole window with it after the window closed (issue 18's soak:
+            # 40-70 MB of plots and analyses per closed window, ~135 MB in 30 minutes)
+            plot.setParentItem(self._head_park)
         layout.addItem(self._head_bar, row=0, col=count)
 
     def _render_head(self) -> None:
