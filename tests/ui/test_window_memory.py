@@ -191,13 +191,13 @@ def test_a_closed_window_frees_the_one_head_plots_it_took_out_of_the_layout(qtbo
     window = MainWindow(settings=isolated_settings, model_spec=str(tiny_checkpoint))
     window.resize(1400, 900)
     window.show()
-    qtbot.waitUntil(lambda: window.last_state is not None, timeout=30_000)
+    qtbot.waitUntil(lambda w=window: w.last_state is not None, timeout=30_000)
     grid = window.panel(PanelId.HEAD_GRID)
     grid.view_combo.setCurrentIndex(VIEWS.index(SIDE_BY_SIDE))
     grid.tabs.setCurrentIndex(1)  # the enlarged head, side by side: two plots in the layout
-    qtbot.waitUntil(lambda: len(grid._head_plots) == 2 and 1 not in grid._stale, timeout=10_000)
+    qtbot.waitUntil(lambda g=grid: len(g._head_plots) == 2 and 1 not in g._stale, timeout=10_000)
     grid.view_combo.setCurrentIndex(VIEWS.index(ONE_MODE))  # one: the second plot leaves the layout
-    qtbot.waitUntil(lambda: len(grid._head_plots) == 1, timeout=10_000)
+    qtbot.waitUntil(lambda g=grid: len(g._head_plots) == 1, timeout=10_000)
     out_of_layout = grid._head_plot_pool[1][0]
     assert out_of_layout.scene() is grid.head_view.scene() and not out_of_layout.isVisible()
     panel, plot = weakref.ref(grid), weakref.ref(out_of_layout)
