@@ -13,6 +13,13 @@ import pytest
 from attention_lab.ui.soak import STALL_GOAL_MS, TRACE_MS, chosen_actions
 
 ACTIONS = {"type_text": {}, "set_causal": {}, "export": {}, "download": {}}
+DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
+
+
+def run_python(*arguments: str, platform: str = "offscreen", timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python ARGUMENTS`` with the app importable, on Qt platform ``platform``."""
+    env = dict(os.environ, QT_QPA_PLATFORM=platform, PYTHONPATH=str(DESKTOP))
+    return subprocess.run([sys.executable, *arguments], check=False, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def test_actions_all_listed_or_all_but_listed():
@@ -30,11 +37,8 @@ def test_a_typo_or_nothing_left_is_an_error_not_a_silent_run_of_everything():
 
 def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
     log = tmp_path / "actions.jsonl"
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
-    done = subprocess.run(
-        [sys.executable, "-m", "attention_lab.ui.soak", "--minutes", "0.08", "--sample-s", "1", "--warmup-min", "0",
-         "--actions", "set_causal,set_head", "--out", str(tmp_path / "report"), "--log", str(log)],
-        check=False, env=env, capture_output=True, text=True, timeout=300)
+    done = run_python("-m", "attention_lab.ui.soak", "--minutes", "0.08", "--sample-s", "1", "--warmup-min", "0",
+                      "--actions", "set_causal,set_head", "--out", str(tmp_path / "report"), "--log", str(log))
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     report = json.loads((tmp_path / "report" / "soak.json").read_text(encoding="utf-8"))
@@ -61,11 +65,11 @@ def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path,
     """Qt's offscreen screen is 800×800: every Reset layout shrank the soak's window to it (a relayout
     and repaint of every dock no learner gets, then the next resize did it all again; issue 18).
     Each of the soak's screens holds every size its learner resizes to (widths and heights drawn apart)."""
-    sizes = "LAPTOP_SIZES" if screen == "laptop" else "SIZES"
     script = (
         "import itertools, sys; from pathlib import Path\n"
         "from PySide6.QtWidgets import QApplication, QMainWindow\n"
-        f"from attention_lab.ui.learner_driver import {sizes} as sizes\n"
+        "from attention_lab.ui.soak import screen_sizes\n"
+        f"sizes = screen_sizes({screen!r})\n"
         "from attention_lab.ui.window_settings import fit_to_screen\n"
         "app = QApplication([])\n"
         "window = QMainWindow(); window.move(0, 0); window.show()\n"
@@ -77,8 +81,7 @@ def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path,
     from attention_lab.ui.soak import SCREENS, offscreen_platform
 
     platform = offscreen_platform("offscreen", tmp_path, SCREENS[screen])
-    env = dict(os.environ, QT_QPA_PLATFORM=platform, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
-    done = subprocess.run([sys.executable, "-c", script], check=False, env=env, capture_output=True, text=True, timeout=120)
+    done = run_python("-c", script, platform=platform, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"ok {SCREENS[screen]}" in done.stdout
     # a platform given by whoever runs the soak (a display, offscreen with its own options) is theirs
@@ -91,15 +94,12 @@ def test_the_learner_resizes_to_the_sizes_of_the_screen_chosen_and_the_report_na
     """``--screen``: the soak's window starts at, and is resized to, sizes of the chosen screen (the laptop's
     by default); the report says which screen and which processor, and how fast it painted the whole window
     (stall figures compare only on one machine)."""
-    from attention_lab.ui.learner_driver import LAPTOP_SIZES, SIZES
+    from attention_lab.ui.soak import screen_sizes
 
-    sizes = LAPTOP_SIZES if screen == "laptop" else SIZES
+    sizes = screen_sizes(screen)
     log = tmp_path / "actions.jsonl"
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
-    done = subprocess.run(
-        [sys.executable, "-m", "attention_lab.ui.soak", "--minutes", "0.05", "--sample-s", "1", "--warmup-min", "0",
-         "--actions", "resize", "--screen", screen, "--out", str(tmp_path / "report"), "--log", str(log)],
-        check=False, env=env, capture_output=True, text=True, timeout=300)
+    done = run_python("-m", "attention_lab.ui.soak", "--minutes", "0.05", "--sample-s", "1", "--warmup-min", "0",
+                      "--actions", "resize", "--screen", screen, "--out", str(tmp_path / "report"), "--log", str(log))
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((tmp_path / "report" / "soak.json").read_text(encoding="utf-8"))["summary"]
     assert summary["screen"] == size and summary["screen_choice"] == screen
@@ -134,11 +134,8 @@ def test_a_closed_window_is_freed_by_the_new_windows_first_collection_not_a_late
     turn: most of the soak's load_model stalls in ``gc_pause.collect_on_switch``).  Each switch's
     collection must leave only the window in use."""
     alive = tmp_path / "alive.json"
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(Path(__file__).resolve().parents[2] / "desktop"))
-    done = subprocess.run(
-        [sys.executable, "-c", _COUNT_WINDOWS_AT_EACH_SWITCH, str(alive), "--minutes", "0.1", "--sample-s", "1",
-         "--warmup-min", "0", "--actions", "quit_and_start_again", "--out", str(tmp_path / "report")],
-        check=False, env=env, capture_output=True, text=True, timeout=300)
+    done = run_python("-c", _COUNT_WINDOWS_AT_EACH_SWITCH, str(alive), "--minutes", "0.1", "--sample-s", "1",
+                      "--warmup-min", "0", "--actions", "quit_and_start_again", "--out", str(tmp_path / "report"))
     assert done.returncode == 0, done.stderr[-2000:]
     windows_alive = json.loads(alive.read_text(encoding="utf-8"))
     assert len(windows_alive) >= 2, "too few new windows drawn to tell"

@@ -73,9 +73,17 @@ from attention_lab.core.heap import arenas_in_use_mb, heap_usage_mb
 #: (``fit_to_screen``, as on a laptop a larger window was saved on), a relayout and repaint of every
 #: dock no learner sees (the window of a real screen is never larger than it), and the soak's next
 #: resize laid it all out again
-SCREENS = {"laptop": (1366, 768), "desktop": (1920, 1200)}  # with learner_driver's LAPTOP_SIZES, SIZES
+SCREENS = {"laptop": (1366, 768), "desktop": (1920, 1200)}  # their sizes: screen_sizes()
 DEFAULT_SCREEN = "laptop"
 SOAK_SCREEN = SCREENS["desktop"]  # the largest
+
+
+def screen_sizes(screen: str) -> tuple[tuple[int, int], ...]:
+    """The window sizes the learner resizes to on ``screen`` (a key of :data:`SCREENS`), the first the
+    start size (``learner_driver``: imported here, after torch, as :func:`main` imports the app)."""
+    from attention_lab.ui.learner_driver import LAPTOP_SIZES, SIZES
+
+    return {"laptop": LAPTOP_SIZES, "desktop": SIZES}[screen]
 DRIFT_WINDOW = 5  # samples averaged (median) at each end of the drift
 MAX_PROBLEMS_KEPT = 20
 SLOWEST_KEPT = 15
@@ -360,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.launch import teardown
     from attention_lab.ui.learner_checks import FaultTrap, window_problems
-    from attention_lab.ui.learner_driver import ACTIONS, LAPTOP_SIZES, SIZES, LearnerDriver, resize_choices
+    from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver, resize_choices
     from attention_lab.ui.main_window import MainWindow
     from attention_lab.ui.perf_probe import Heartbeat
     from attention_lab.ui.stall_trace import StallTracer
@@ -369,7 +377,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     number_format.localize_axis_ticks()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     rng = random.Random(args.seed)
-    sizes = {"laptop": LAPTOP_SIZES, "desktop": SIZES}[args.screen]
+    sizes = screen_sizes(args.screen)
+    # the same number of choices as ACTIONS' resize: a seeded run draws the same actions on either screen
+    choices_by_action = {**ACTIONS, "resize": resize_choices(sizes)}
     models = soak_models(work, args.model)
     trap = FaultTrap().install()
     gc_pause.freeze_imports()  # as the app does before its window (ui.launch)
@@ -405,8 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         while time.monotonic() < end:
             action = rng.choice(names)
-            choices_of = resize_choices(sizes) if action == "resize" else ACTIONS[action]
-            arguments = {name: rng.choice(choices) for name, choices in choices_of.items()}
+            arguments = {name: rng.choice(choices) for name, choices in choices_by_action[action].items()}
             driver.dismiss_error()  # a learner closes the dialog before going on
             beat.reset()  # this action's own longest stall
             tracer.take()
@@ -459,8 +468,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         exceptions_and_qt_warnings=faults, steps_with_problems=problem_steps, workers_stopped=stopped,
         stalls_over_goal=ledger.running_over_goal, stall_goal_ms=STALL_GOAL_MS, **ledger.over_goal_breakdown(),
         startups=ledger.startup_count, **held_by_qt,
-        load_average=machine.load_average(), cpu=machine.cpu_model(), cpu_count=os.cpu_count(),
-        full_window_paint_ms=paint_ms, actions_drawn=names, screen_choice=args.screen,
+        **machine.describe(), full_window_paint_ms=paint_ms, actions_drawn=names, screen_choice=args.screen,
         screen=list(app.primaryScreen().availableGeometry().size().toTuple()) if app.primaryScreen() else None,
     )
     report = {"summary": summary, "actions": dict(sorted(done.items())), "problems": problems,

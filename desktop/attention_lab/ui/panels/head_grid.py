@@ -198,6 +198,7 @@ class HeadGridPanel(Panel):
         self._head_part_posted = False  # the next part of the enlarged head is to be made on the next turn
         self._head_park = QGraphicsRectItem()  # hidden: holds the kept plots out of the layout (_build_head)
         self._head_park.setVisible(False)
+        self.head_view.scene().addItem(self._head_park)
         # the panel's own timer, not a closure over the panel in a nested singleShot: a closure holding the
         # panel outlived its window (issue 18's soak: every panel, plot and analysis of a closed window kept)
         self._head_part_timer = QTimer(self)
@@ -641,8 +642,6 @@ class HeadGridPanel(Panel):
         layout = self.head_view.ci
         for item in list(layout.items):
             layout.removeItem(item)
-        if self._head_park.scene() is None:
-            self.head_view.scene().addItem(self._head_park)
         linked = self._head_bar_images
         if linked != len(self._head_plot_pool):
             # the bar sets the levels of every kept map (a map out of the layout too: the
