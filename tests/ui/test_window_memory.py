@@ -207,3 +207,26 @@ def test_a_closed_window_frees_the_one_head_plots_it_took_out_of_the_layout(qtbo
     gc.collect()
     assert plot() is None, "the plot taken out of the layout outlived its window"
     assert panel() is None, "the head grid outlived its window"
+
+
+def test_a_window_quit_with_a_call_on_its_way_is_freed(qtbot, isolated_settings, tiny_checkpoint):
+    """Issue 18's soak kept one closed window to the end of the run: quit while a resize's paint hold
+    had its check posted for the next turn, the single-shot's callable (PySide keeps it for good when
+    its context goes first) held the hold and the window.  Scheduled through ``qt_compat.call_later``,
+    the call goes with the window."""
+    from attention_lab.ui.launch import teardown
+    from attention_lab.ui.main_window import MainWindow
+
+    app = QApplication.instance()
+    window = MainWindow(settings=isolated_settings, model_spec=str(tiny_checkpoint))
+    window.resize(1200, 700)
+    window.show()
+    qtbot.waitUntil(lambda w=window: w.last_state is not None, timeout=30_000)
+    qtbot.wait(50)
+    window.paint_hold.hold()  # as a resize does: its check is posted for the next turn
+    assert window.paint_hold.held
+    gone = weakref.ref(window)
+    assert teardown(app, window)
+    del window
+    gc.collect()
+    assert gone() is None, "a window quit with its paint hold's check on its way stayed in memory"

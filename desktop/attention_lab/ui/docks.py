@@ -14,11 +14,12 @@ import importlib
 import logging
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QTabBar, QVBoxLayout, QWidget
 
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.qt_compat import call_later
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ class PanelScroll(QScrollArea):
     def schedule_widen(self) -> None:
         if not self._widen_pending:  # one check per event-loop turn, however many requests
             self._widen_pending = True
-            QTimer.singleShot(0, self, self.widen_dock_to_fit)  # dropped if the window closes first
+            call_later(0, self, self.widen_dock_to_fit)  # dropped if the window closes first
 
     _widen_pending = False
 
@@ -190,7 +191,7 @@ class Docks:
                 # sized before the first analysis: no chips and no guesses yet, shorter than the
                 # strip will be (it scrolled by 8 px at 1200×720): fit it again once they are in
                 self._strip_refit_pending = True
-                w.state_shown.connect(lambda _state: QTimer.singleShot(0, w, lambda: self._refit_strip(panel_of)),
+                w.state_shown.connect(lambda _state: call_later(0, w, lambda: self._refit_strip(panel_of)),
                                       Qt.ConnectionType.SingleShotConnection)
 
     def _reset_key(self, panel_of: Callable[[PanelId], QWidget]) -> tuple:

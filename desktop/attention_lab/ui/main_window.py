@@ -21,7 +21,7 @@ import logging
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QTimer, Signal
+from PySide6.QtCore import QSettings, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -41,6 +41,7 @@ from attention_lab.ui.menus import Menus
 from attention_lab.ui.paint_hold import PaintHold
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.qt_compat import call_later
 from attention_lab.ui.redraw import RedrawScheduler
 from attention_lab.ui.session import Session
 from attention_lab.ui.model_label import model_label
@@ -400,7 +401,7 @@ class MainWindow(QMainWindow):
         message = self.reader.warning()
         if message:
             log.warning(message)
-            QTimer.singleShot(0, lambda: self.statusBar().showMessage(message, 15000))
+            call_later(0, self, lambda: self.statusBar().showMessage(message, 15000))
 
     def save_settings(self) -> None:
         window_settings.save(self.settings, self.session, translator.language, self.saveGeometry(),
@@ -432,8 +433,8 @@ class MainWindow(QMainWindow):
         if not self._sized:
             self._sized = True
             if not self._layout_restored:  # a learner's own layout wins over the default sizes
-                QTimer.singleShot(0, self._apply_default_sizes)
-            QTimer.singleShot(0, self.dock_layout.hide_stale_tab_bars)
+                call_later(0, self, self._apply_default_sizes)
+            call_later(0, self, self.dock_layout.hide_stale_tab_bars)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         self.paint_hold.hold()  # before the docks are laid out again (the head grid's height follows over turns)

@@ -22,8 +22,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
+
+from attention_lab.ui.qt_compat import call_later
 
 #: the longest the docks go unpainted: a burst longer than this (a slow machine) is painted as it is,
 #: and painted again when it ends, as without the hold
@@ -70,7 +72,7 @@ class PaintHold(QObject):
     def _schedule_check(self) -> None:
         if not self._check_pending:
             self._check_pending = True
-            QTimer.singleShot(0, self, self._check)
+            call_later(0, self, self._check)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 -- Qt's name
         if event.type() in _RELAYOUT and isinstance(watched, QWidget) and self.window.isAncestorOf(watched):

@@ -1,4 +1,6 @@
-"""Work around a PySide6 6.12 reference-counting bug on Python 3.11.
+"""Work around two PySide6 6.12 reference-counting bugs.
+
+**Immortal singletons (Python 3.11).**
 
 Measured here (PySide6 6.12.0, Python 3.11.7): every call of a Qt method that returns
 nothing (``setText``, ``setPos``, ``addItem``…) hands Python ``None`` back *without* a new
@@ -9,12 +11,23 @@ typically while pyqtgraph redraws.  Python 3.12 made these singletons immortal, 
 is harmless there; on 3.11 we give ``None``, ``True`` and ``False`` a reference count so
 large (2⁴⁰) that no session can exhaust it -- what 3.12 does by design.  They are never
 freed in a correct program, so this changes nothing else.
+
+**A timer's callable outlives its context** (:func:`call_later`).  ``QTimer.singleShot(ms,
+context, fn)`` keeps ``fn`` for good when ``context`` is deleted before the timer fires (measured: a
+bound method and a lambda alike; once fired, it is freed).  A window closed
+with such a call on its way stayed in memory with everything ``fn`` reaches: issue 18's soak kept
+one closed window from minute 8 to the end (a resize's paint-hold check, due on the next turn,
+when the window was quit).
 """
 
 from __future__ import annotations
 
 import ctypes
 import sys
+import weakref
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer
 
 _EXTRA_REFS = 1 << 40
 _applied = False
@@ -30,3 +43,36 @@ def immortalize_none() -> bool:
         ctypes.c_ssize_t.from_address(id(singleton)).value += _EXTRA_REFS
     _applied = True
     return True
+
+
+class _Pending(QObject):
+    """One :func:`call_later`'s callable, a child of its context: it goes when the context goes."""
+
+    def __init__(self, context: QObject, fn: Callable[[], object]):
+        super().__init__(context)
+        self.fn: Callable[[], object] | None = fn
+
+
+def call_later(ms: int, context: QObject, fn: Callable[[], object]) -> None:
+    """``QTimer.singleShot(ms, context, fn)`` without its leak: ``fn`` is called after ``ms`` unless
+    ``context`` is deleted first, and then it is freed with it.
+
+    The timer's own context is a small child of ``context`` that holds ``fn``; the callable Qt
+    keeps (and PySide never frees if the context dies first) holds only a weak reference to it.
+    Same delivery as ``singleShot`` (a 0 ms call is posted behind the events already posted:
+    ``ui/redraw.py`` relies on that order)."""
+    pending = _Pending(context, fn)
+    QTimer.singleShot(ms, pending, _caller(weakref.ref(pending)))
+
+
+def _caller(pending_ref: weakref.ref) -> Callable[[], None]:
+    # a closure over the weak reference alone: this is what Qt may keep for good
+    def call() -> None:
+        pending = pending_ref()
+        if pending is None or pending.fn is None:
+            return
+        fn, pending.fn = pending.fn, None
+        pending.deleteLater()
+        fn()
+
+    return call

@@ -18,11 +18,12 @@ import logging
 import traceback
 from typing import Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from attention_lab.ui import gc_pause
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
+from attention_lab.ui.qt_compat import call_later
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ class RedrawScheduler(QObject):
         self.stale.add(panel_id)
         if not self.out_of_sight(panel_id):
             # in sight (its tab clicked, or asked for): draw once the dock has laid it out
-            QTimer.singleShot(0, self, lambda: self.catch_up(panel_id) if panel_id in self.stale else None)
+            call_later(0, self, lambda: self.catch_up(panel_id) if panel_id in self.stale else None)
 
     def language_later(self, panel_id: str) -> None:
         """The language changed: the panel follows it later.  Out of sight: when
@@ -116,7 +117,7 @@ class RedrawScheduler(QObject):
         if not self.out_of_sight(panel_id) and panel_id not in self._to_relabel:
             self._to_relabel.append(panel_id)
             if len(self._to_relabel) == 1:
-                QTimer.singleShot(0, self, self._relabel_next)
+                call_later(0, self, self._relabel_next)
 
     def _relabel_next(self) -> None:
         if self.stopped or not self._to_relabel:
@@ -126,7 +127,7 @@ class RedrawScheduler(QObject):
             self.untranslated.discard(panel_id)
             self.panels[panel_id].follow_language()
         if self._to_relabel:
-            QTimer.singleShot(1, self, self._relabel_next)
+            call_later(1, self, self._relabel_next)
 
     def waits(self, panel_id: str) -> bool:
         """Whether the panel has a state to draw or a language to follow left for when shown."""
@@ -159,7 +160,7 @@ class RedrawScheduler(QObject):
         the previous one's paint (the long text's longest stall: leakage drawn straight after
         the head grid's 15 ms repaint; issue 19).  Posted behind that work, the timer starts
         after it, so everything due by then goes first."""
-        QTimer.singleShot(0, self, lambda: QTimer.singleShot(1, self, then))
+        call_later(0, self, lambda: call_later(1, self, then))
 
     def _next(self, state, queue: list) -> None:
         if self.showing is not state or self.stopped:

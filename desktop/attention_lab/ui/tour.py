@@ -23,7 +23,7 @@ import logging
 import os
 from typing import Any, Callable
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -48,6 +48,7 @@ from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, Tou
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
+from attention_lab.ui.qt_compat import call_later
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
@@ -856,7 +857,7 @@ def install_tour(window: QMainWindow) -> TourDock:
                 log.warning("%s=%r names no tour step", STEP_ENV, os.environ.get(STEP_ENV))
         # after the window's own first-show sizing (also a zero-delay timer, posted when it is shown)
         # (the dock as context: the timers die with it if the window goes first)
-        QTimer.singleShot(0, dock, lambda: QTimer.singleShot(0, dock, lambda: _open(window, dock)))
+        call_later(0, dock, lambda: call_later(0, dock, lambda: _open(window, dock)))
     elif not offered:
         offer = TourOffer(dock, window.statusBar())
         window.statusBar().insertPermanentWidget(0, offer)
@@ -864,7 +865,7 @@ def install_tour(window: QMainWindow) -> TourDock:
     if not offered:
         window.settings.setValue(KEY_OFFERED, True)
     if dock.isVisibleTo(window):  # restored open from the last session: set the step up again
-        QTimer.singleShot(0, dock, dock._enter_step)
+        call_later(0, dock, dock._enter_step)
     return dock
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QMetaMethod, Qt, QTimer, Slot
+from PySide6.QtCore import QMetaMethod, Qt, Slot
 from PySide6.QtWidgets import QWidget
 
 from attention_lab.ui import number_format
 from attention_lab.ui.i18n import translator
 from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.qt_compat import call_later
 
 #: a panel that asks the worker about what it just drew (or showed) asks this long after: once
 #: the layout and paint that drawing queued are done (they run on the next turn of the event
@@ -146,7 +147,7 @@ class Panel(QWidget):
     def ask_after_paint(self, request: Callable[[], None]) -> None:
         """Call ``request`` (a panel's ask for work on what it shows) once the paint of what it
         just drew or showed is done, so that paint does not wait for the worker."""
-        QTimer.singleShot(ASK_AFTER_PAINT_MS, self, request)
+        call_later(ASK_AFTER_PAINT_MS, self, request)
 
     def session_ready(self) -> None:
         """Called once the session listens to this panel's intents (panels that ask for work

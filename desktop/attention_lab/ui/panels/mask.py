@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from attention_lab.core.jobs import MASK_MODES, MaskModes, ModeDetail, edit_key
 from attention_lab.core.lens import MaskMode, future_mask
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.qt_compat import call_later
 from attention_lab.ui.strings import mask as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -247,14 +248,14 @@ class MaskPanel(Panel):
             self._build_bar_plot()
         if self._bar_plots_built < 2:
             self._bar_build_posted = True
-            QTimer.singleShot(0, self, self._build_bar_plots)
+            call_later(0, self, self._build_bar_plots)
 
     def paintEvent(self, event) -> None:  # noqa: N802 -- in sight before the idle turns built its plots
         # (a tab behind another is "visible" to Qt but never paints: painting is being in sight)
         super().paintEvent(event)
         if self._bar_plots_built < 2 and not self._bar_build_posted:  # one build on its way, not one per paint
             self._bar_build_posted = True
-            QTimer.singleShot(0, self, self._build_bar_plots)  # not inside a paint: on the next turn
+            call_later(0, self, self._build_bar_plots)  # not inside a paint: on the next turn
 
     # ------------------------------------------------------------------ wiring
     def session_ready(self) -> None:
