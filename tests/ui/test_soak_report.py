@@ -118,3 +118,27 @@ def test_the_pixmap_cache_probe_measures_what_qts_cache_holds(qapp):
     assert 3.5 < held["pixmap_cache_mb"] < 5.0
     assert held["pixmap_cache_limit_mb"] == QPixmapCache.cacheLimit() / 1024
     assert QPixmapCache.find("soak-probe-test") is None
+
+
+def test_the_drift_trend_is_not_moved_by_a_swing_that_the_end_to_end_drift_follows():
+    """Issue 18's runs: the resident size swung ±15-25 MB over minutes, and the median of 5 samples at
+    each end landed where the swing was (33 MB "drift" on a flat run).  The trend through every
+    sample (Theil-Sen) is ~0 on a flat swing and the whole growth on a steady one."""
+    import math
+
+    period = 145 / 4.5  # samples: a trough at the first samples after the warm-up, a crest at the last
+    swing = [{"t_s": 10.0 * i, "rss_mb": 450.0 + 20.0 * math.sin(2 * math.pi * (i - 32) / period - math.pi / 2),
+              "heap_in_use_mb": 160.0, "max_stall_ms": 0.0, "windows_alive": 1} for i in range(180)]
+    summary = summarise(swing, warmup_s=300.0)
+    assert summary["drift_after_warmup_mb"] > 15  # the ends: a trough then a crest
+    assert abs(summary["drift_trend_after_warmup_mb"]) < 5
+    assert summary["live_heap_drift_trend_after_warmup_mb"] == 0.0
+    assert summary["closed_windows_alive_max"] == 0
+    growing = [dict(s, rss_mb=400.0 + 0.02 * s["t_s"], windows_alive=1 + (s["t_s"] >= 900)) for s in swing]
+    summary = summarise(growing, warmup_s=300.0)
+    assert summary["drift_trend_after_warmup_mb"] == round(0.02 * (1790 - 300), 1)
+    assert summary["closed_windows_alive_max"] == 1
+    # older reports' samples without heap figures or window counts: those figures are None
+    bare = [{k: v for k, v in s.items() if k not in ("heap_in_use_mb", "windows_alive")} for s in swing]
+    summary = summarise(bare, warmup_s=300.0)
+    assert summary["live_heap_drift_trend_after_warmup_mb"] is None and summary["closed_windows_alive_max"] is None

@@ -26,7 +26,11 @@ It writes ``soak.json`` (samples, summary, the first problems found) and ``soak.
 an exception, a Qt warning or an inconsistent window was seen.  "Memory drift" is the
 median resident size of the last ``DRIFT_WINDOW`` samples minus that of the samples just
 after the warm-up (the first ``--warmup-min`` minutes: caches, fonts and lazily built
-panels fill up then); ``live_heap_drift_after_warmup_mb`` is the same of glibc's bytes in use,
+panels fill up then).  The resident size swings ±15-25 MB over minutes (glibc's kept heap, the
+workers' tensors), so the two ends can land on a crest and a trough: ``drift_trend_after_warmup_mb``
+is the trend through every sample after the warm-up instead (the Theil-Sen slope, the median of
+every pair of samples' slopes, times the span: a swing or one outlier does not move it, a steady
+growth does).  ``live_heap_drift_after_warmup_mb`` is the same of glibc's bytes in use,
 what the app holds live, apart from what glibc keeps freed; ``main_arena_drift_after_warmup_mb`` and
 ``thread_arenas_drift_after_warmup_mb`` split it between the GUI thread's arena and the workers'
 (``core.heap.arenas_in_use_mb``).  At the end, before the window closes, ``pixmap_cache_mb`` is what
@@ -163,6 +167,13 @@ def summarise(samples: list[dict], warmup_s: float) -> dict:
         tail = statistics.median(s[key] for s in after[-DRIFT_WINDOW:])
         return round(tail - head, 1)
 
+    def trend_of(key: str) -> float | None:
+        points = [(s["t_s"], s[key]) for s in after if key in s]
+        if len(points) < 2 or len(points) < len(after):
+            return None
+        slopes = [(y2 - y1) / (t2 - t1) for i, (t1, y1) in enumerate(points) for t2, y2 in points[i + 1:] if t2 > t1]
+        return round(statistics.median(slopes) * (points[-1][0] - points[0][0]), 1) if slopes else None
+
     drift = drift_of("rss_mb")
     return {
         "samples": len(samples),
@@ -170,6 +181,10 @@ def summarise(samples: list[dict], warmup_s: float) -> dict:
         "rss_end_mb": round(samples[-1]["rss_mb"], 1) if samples else None,
         "rss_max_mb": round(max(s["rss_mb"] for s in samples), 1) if samples else None,
         "drift_after_warmup_mb": drift,
+        "drift_trend_after_warmup_mb": trend_of("rss_mb"),
+        "live_heap_drift_trend_after_warmup_mb": trend_of("heap_in_use_mb"),
+        # a closed window kept alive would show as more than one (the soak opens its windows one at a time)
+        "closed_windows_alive_max": max((s["windows_alive"] - 1 for s in samples if "windows_alive" in s), default=None),
         # the same drift of glibc's bytes in use (what the app holds live): a resident drift without
         # it is memory glibc keeps freed (up to core.heap's bound), which swung the resident size
         # ±40-60 MB between 4-minute runs of the same actions (issue 18)
