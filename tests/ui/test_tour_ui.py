@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget
@@ -410,3 +410,53 @@ def test_the_fact_caption_shows_a_model_name_with_quotes_as_written(qtbot, make_
     doc.setHtml(dock.fact_caption.text())
     assert dock.fact_caption.textFormat() == Qt.TextFormat.RichText
     assert doc.toPlainText().endswith("demo <4×12>, not GPT-2's")
+
+
+# ---------------------------------------------------------------------------- one turn each
+class _PaintSpy(QObject):
+    def __init__(self, order: list):
+        super().__init__()
+        self.order = order
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 -- Qt's name
+        if event.type() == QEvent.Type.Paint:
+            self.order.append("paint")
+        return False
+
+
+def test_a_step_is_set_up_after_the_tour_and_its_words_are_painted(qtbot, make_window, monkeypatch):
+    """Issue 18's soak: opening the tour or going to the next step in a new window held the GUI thread
+    80-130 ms in one turn (the dock's layout and paint, then the step's panel brought forward, its view
+    or mode set, its plots drawn).  The dock and the step's words are painted first; the step is set
+    up in a turn of its own after them; a tour closed before then sets nothing up."""
+    window = make_window()
+    wait_state(qtbot, window)
+    dock = tour_of(window)
+    order: list[str] = []
+    spy = _PaintSpy(order)
+    dock.title.installEventFilter(spy)
+    enter = dock._enter_step
+    monkeypatch.setattr(dock, "_enter_step", lambda: (order.append("set-up"), enter()))
+
+    open_from_help_menu(window)
+    assert dock.isVisible() and dock.entry_pending and "set-up" not in order
+    qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+    assert "paint" in order and order.index("paint") < order.index("set-up")
+    assert window.panel("panel.head_grid").tabs.currentIndex() == 1  # the first step's view: set up
+    wait_fact(qtbot, window, dock, STEPS[0].key)
+
+    order.clear()
+    dock.next_button.click()
+    assert dock.title.text() == tr(f"tour.step.{STEPS[1].key}.title")  # the words at once
+    assert dock.entry_pending and "set-up" not in order
+    qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+    assert "paint" in order and order.index("paint") < order.index("set-up")
+    assert window.panel("panel.mask").selected_mode() == STEPS[1].mask_mode
+    wait_fact(qtbot, window, dock, STEPS[1].key)
+
+    order.clear()
+    dock.next_button.click()
+    dock.close_tour()  # before its set-up's turn
+    qtbot.wait(50)
+    assert "set-up" not in order and not dock.entry_pending
+    dock.title.removeEventFilter(spy)

@@ -194,6 +194,8 @@ class LearnerDriver:
             busy.append("catch-up")
         if w.redraw.cleaning:
             busy.append("collection after a switch")
+        if w.tour.entry_pending:
+            busy.append("tour step (set up after the dock's paint)")
         if w.paint_hold.held:
             busy.append("relayout (painting held)")  # its one paint is still to come
         return busy

@@ -153,6 +153,7 @@ class TourDock(QDockWidget):
         self._pending_key: tuple | None = None
         self._pending_model: Callable[[], str] = str  # the model the pending fact is measured on, named
         self._open_head_once = False
+        self._entry_pending = False  # opened, the step's set-up still to come (open_tour)
         self._opened_head: tuple[int, int] | None = None  # (layer, head) the step opened in the head grid
         self._kv_result: tuple[tuple, Any] | None = None  # (text key of the run, KVResult)
         self.menu_action: QAction | None = None
@@ -405,9 +406,29 @@ class TourDock(QDockWidget):
         if self.progress.finished:
             self.progress.restart()
             self._save()
+            self.retranslate()  # the first step's words while its set-up waits
         self.show()
         self.raise_()
-        self._enter_step()
+        self._enter_step_after_paint()
+
+    def _enter_step_after_paint(self) -> None:
+        """Set the step up (its panel brought forward, a view opened, a mode picked) once the window
+        has laid out and painted the tour's dock and words, in a turn of its own: both in one turn held
+        the GUI thread 80-130 ms in issue 18's soak (the first opening or step in a new window)."""
+        self._entry_pending = True
+        # behind the dock's layout and paint (posted): a 0 ms call alone ran before the paint (ui/redraw.py)
+        call_later(0, self, lambda: call_later(1, self, self._enter_pending_step))
+
+    @property
+    def entry_pending(self) -> bool:
+        """The tour was opened and its step is still to be set up (a turn of the event loop away)."""
+        return self._entry_pending
+
+    def _enter_pending_step(self) -> None:
+        if self._entry_pending:  # (a step entered since, or the tour closed: nothing left to do)
+            self._entry_pending = False
+            if self.isVisible():
+                self._enter_step()
 
     def next(self) -> None:
         if self.progress.at_end:
@@ -418,12 +439,14 @@ class TourDock(QDockWidget):
             return
         self.progress.next()
         self._save()
-        self._enter_step()
+        self.retranslate()  # the step's words at once, its set-up after their paint
+        self._enter_step_after_paint()
 
     def back(self) -> None:
         if self.progress.back():
             self._save()
-            self._enter_step()
+            self.retranslate()
+            self._enter_step_after_paint()
 
     def goto(self, where: int | str) -> None:
         self.progress.goto(where)
@@ -445,6 +468,7 @@ class TourDock(QDockWidget):
     # ------------------------------------------------------------------ setting the app up
     def _enter_step(self) -> None:
         """Bring the step's panel forward and select what it needs, then measure its fact."""
+        self._entry_pending = False
         step = self.step
         session = self.window_.session
         if self._before is None:
@@ -743,7 +767,8 @@ class TourDock(QDockWidget):
     @Slot(bool)
     def _on_visibility(self, visible: bool) -> None:
         if visible:
-            self._request_fact()
+            if not self._entry_pending:  # (else the step's own set-up asks, on the state it sets up)
+                self._request_fact()
         else:
             self._save()
 
