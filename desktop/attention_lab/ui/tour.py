@@ -565,7 +565,7 @@ class TourDock(QDockWidget):
         return (self.step.key, state.request_id, text_key(state), state.layer, state.position, state.replacement_id, id(kv))
 
     def _request_fact(self) -> None:
-        if not self.isVisible():
+        if not self.isVisible() or self._entry_pending:  # (the step's set-up asks, on the state it sets up)
             return
         session = self.window_.session
         state = session.state
@@ -614,7 +614,8 @@ class TourDock(QDockWidget):
 
     @property
     def fact_ready(self) -> bool:
-        return self.fact is not None and self._pending_key is None
+        # (not while the step's set-up is still to come: a fact kept from before is not its fact yet)
+        return self.fact is not None and self._pending_key is None and not self._entry_pending
 
     def _role_lines(self, fact: Fact) -> str:
         """Step 4: where each of the chapter's roles is, seen from the layer shown; remembers the
@@ -767,8 +768,7 @@ class TourDock(QDockWidget):
     @Slot(bool)
     def _on_visibility(self, visible: bool) -> None:
         if visible:
-            if not self._entry_pending:  # (else the step's own set-up asks, on the state it sets up)
-                self._request_fact()
+            self._request_fact()
         else:
             self._save()
 
