@@ -439,14 +439,21 @@ class TourDock(QDockWidget):
             return
         self.progress.next()
         self._save()
-        self.retranslate()  # the step's words at once, its set-up after their paint
+        self._show_new_step_words()
         self._enter_step_after_paint()
 
     def back(self) -> None:
         if self.progress.back():
             self._save()
-            self.retranslate()
+            self._show_new_step_words()
             self._enter_step_after_paint()
+
+    def _show_new_step_words(self) -> None:
+        """The step's words at once, its set-up after their paint; the last step's fact is not shown under them."""
+        self.fact = None
+        self.fact_error = None
+        self._fact_key = None
+        self.retranslate()
 
     def goto(self, where: int | str) -> None:
         self.progress.goto(where)
