@@ -453,6 +453,7 @@ class TourDock(QDockWidget):
         self.fact = None
         self.fact_error = None
         self._fact_key = None
+        self._pending_key = None  # the last step's fact, if still on its way, is not shown when it comes
         self.retranslate()
 
     def goto(self, where: int | str) -> None:
@@ -521,6 +522,7 @@ class TourDock(QDockWidget):
         self.fact = None
         self.fact_error = None
         self._fact_key = None
+        self._pending_key = None  # the last step's fact, if still on its way, is not shown when it comes
         self.retranslate()
         self._request_fact()
 
