@@ -65,6 +65,16 @@ def call_later(ms: int, context: QObject, fn: Callable[[], object]) -> None:
     QTimer.singleShot(ms, pending, _caller(weakref.ref(pending)))
 
 
+def call_after_posted_work(context: QObject, fn: Callable[[], object]) -> None:
+    """Call ``fn`` in a turn of its own after what is posted now has run (a step's layout and paint).
+
+    A 0 ms call is posted behind that work but runs in the same pass over posted events, before
+    the paint it follows; a 1 ms timer started from it fires in a later turn, after the paint and
+    after the timers already due (input, the perf probe's heartbeat): issue 19's redraw steps,
+    issue 18's tour steps and enlarged head.  Dropped, and freed, if ``context`` goes first."""
+    call_later(0, context, lambda: call_later(1, context, fn))
+
+
 def _caller(pending_ref: weakref.ref) -> Callable[[], None]:
     # a closure over the weak reference alone: this is what Qt may keep for good
     def call() -> None:

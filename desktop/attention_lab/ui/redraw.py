@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from attention_lab.ui import gc_pause
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
-from attention_lab.ui.qt_compat import call_later
+from attention_lab.ui.qt_compat import call_after_posted_work, call_later
 
 log = logging.getLogger(__name__)
 
@@ -150,25 +150,13 @@ class RedrawScheduler(QObject):
         for pid in list(self.stale | self.untranslated):
             self.catch_up(pid)
 
-    def _after_posted_work(self, then: Callable[[], None]) -> None:
-        """Call ``then`` in a turn of its own after what the last step posted has run.
-
-        A step's drawing is painted later, in the same pass over posted events (the scene's
-        queued update, then the window's paint): a timer started at the step's end fell due
-        during that paint, before the timers that were waiting already (input, animations, the
-        perf probe's heartbeat), and the next panel was drawn and painted in the same turn as
-        the previous one's paint (the long text's longest stall: leakage drawn straight after
-        the head grid's 15 ms repaint; issue 19).  Posted behind that work, the timer starts
-        after it, so everything due by then goes first."""
-        call_later(0, self, lambda: call_later(1, self, then))
-
     def _next(self, state, queue: list) -> None:
         if self.showing is not state or self.stopped:
             return  # superseded (or closing): the newer state's round shows every panel
         if queue:
             self.run_step(*queue.pop(0))
         if queue:
-            self._after_posted_work(lambda: self._next(state, queue))
+            call_after_posted_work(self, lambda: self._next(state, queue))
             return
         self.last_state = state
         model = getattr(state, "model", None)  # (a test's stand-in state has none)
@@ -177,12 +165,12 @@ class RedrawScheduler(QObject):
             # of its own once this drawing is painted (with the last step, the three held the GUI
             # thread ~120 ms when a model was loaded: the soak's load_model stalls)
             self.cleaning = True
-            self._after_posted_work(lambda key=(self.serial, model.serial): self._collect(key))
+            call_after_posted_work(self, lambda key=(self.serial, model.serial): self._collect(key))
         self.round_done.emit(state)
 
     def _collect(self, key) -> None:
         if not self.stopped and gc_pause.collect_on_switch(key):
-            self._after_posted_work(self._trim)
+            call_after_posted_work(self, self._trim)
         else:
             self.cleaning = False
 

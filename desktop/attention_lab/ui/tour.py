@@ -48,7 +48,7 @@ from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, Tou
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
-from attention_lab.ui.qt_compat import call_later
+from attention_lab.ui.qt_compat import call_after_posted_work, call_later
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
@@ -416,8 +416,7 @@ class TourDock(QDockWidget):
         has laid out and painted the tour's dock and words, in a turn of its own: both in one turn held
         the GUI thread 80-130 ms in issue 18's soak (the first opening or step in a new window)."""
         self._entry_pending = True
-        # behind the dock's layout and paint (posted): a 0 ms call alone ran before the paint (ui/redraw.py)
-        call_later(0, self, lambda: call_later(1, self, self._enter_pending_step))
+        call_after_posted_work(self, self._enter_pending_step)  # behind the dock's layout and paint
 
     @property
     def entry_pending(self) -> bool:
@@ -450,11 +449,14 @@ class TourDock(QDockWidget):
 
     def _show_new_step_words(self) -> None:
         """The step's words at once, its set-up after their paint; the last step's fact is not shown under them."""
+        self._forget_fact()
+        self._pending_key = None  # the last step's fact, if still on its way, is not shown when it comes
+        self.retranslate()
+
+    def _forget_fact(self) -> None:
         self.fact = None
         self.fact_error = None
         self._fact_key = None
-        self._pending_key = None  # the last step's fact, if still on its way, is not shown when it comes
-        self.retranslate()
 
     def goto(self, where: int | str) -> None:
         self.progress.goto(where)
@@ -519,10 +521,7 @@ class TourDock(QDockWidget):
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self._opened_head = None
-        self.fact = None
-        self.fact_error = None
-        self._fact_key = None
-        self._pending_key = None  # the last step's fact, if still on its way, is not shown when it comes
+        self._forget_fact()
         self.retranslate()
         self._request_fact()
 

@@ -73,7 +73,7 @@ from attention_lab.ui.panels.plot_setters import (
     set_view_range,
     settle_transforms,
 )
-from attention_lab.ui.qt_compat import call_later
+from attention_lab.ui.qt_compat import call_after_posted_work
 from attention_lab.ui.strings import head_grid as _texts  # noqa: F401 -- registers the texts
 
 METRICS = ("mean_distance", "entropy", "sink_mass", "previous_token", "current_token")
@@ -200,12 +200,6 @@ class HeadGridPanel(Panel):
         self._head_park = QGraphicsRectItem()  # hidden: holds the kept plots out of the layout (_build_head)
         self._head_park.setVisible(False)
         self.head_view.scene().addItem(self._head_park)
-        # the panel's own timer, not a closure over the panel in a nested singleShot: a singleShot's callable
-        # outlives a context deleted before it fires (ui/qt_compat.call_later), and this one held the panel
-        self._head_part_timer = QTimer(self)
-        self._head_part_timer.setSingleShot(True)
-        self._head_part_timer.setInterval(1)
-        self._head_part_timer.timeout.connect(self._next_head_part)
         row = QHBoxLayout()
         row.addWidget(self.head_label)
         row.addWidget(self.head_spin)
@@ -612,7 +606,7 @@ class HeadGridPanel(Panel):
             self._head_part_posted = True
             # behind what this turn posted (the tab's paint) and the timers already due (input, the
             # perf probe's heartbeat): a 0 ms timer alone ran first (as ui/redraw.py's steps do)
-            call_later(0, self, self._head_part_timer.start)
+            call_after_posted_work(self, self._next_head_part)
 
     def _next_head_part(self) -> None:
         self._head_part_posted = False
