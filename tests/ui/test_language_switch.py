@@ -414,3 +414,36 @@ def test_the_shapes_tables_take_their_new_words_in_the_cells_they_have(qtbot, mo
     assert panel.table.item(1, 1).textAlignment() == int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     translator.set_language("en")
     assert panel.table.horizontalHeaderItem(0).text() == tr("shapes.col.step") and replaced == []
+
+
+def test_switches_back_and_forth_keep_the_panels_splitter_sizes(qtbot, make_window, isolated_settings):
+    """A panel in a dock's scroll area is laid out at the height its layout prefers for its width,
+    and a splitter of graphics views preferred its views' current heights without its handle: the
+    handle's 4 px came off the first view at every relayout, the leakage bars lost 4 px per
+    switch (252 → 228 px in six switches, down to their 130 px minimum over a soak's ~275)."""
+    from attention_lab.ui.panels.ids import PanelId
+
+    isolated_settings.setValue("first_run/gpt2_offer_answered", True)
+    isolated_settings.setValue("tour/offered", True)
+    window = make_window(model_spec="demo", language="en")
+    text = "A small cat sat on the warm mat today"  # the learner's own: no new analysis on a switch
+    window.panel(PanelId.TOKEN_EDITOR).editor.setPlainText(text)
+    window.resize(1000, 700)
+
+    def quiet() -> bool:
+        return (window.last_state is not None and window.last_state.text == text and window.redraw.showing is window.last_state
+                and not window.session.pending and not window.worker.busy and not window.redraw.relabelling
+                and not window.paint_hold.held and all(window._out_of_sight(p) for p in window.redraw.untranslated))
+
+    for panel_id, splitter in ((PanelId.LEAKAGE, lambda p: p.splitter), (PanelId.MASK, lambda p: p.left_splitter)):
+        window.panel(panel_id)
+        window.docks[panel_id].raise_()
+        qtbot.waitUntil(quiet, timeout=60_000)
+        qtbot.wait(200)
+        sizes = splitter(window.panel(panel_id)).sizes()
+        assert min(sizes) > 0, f"{panel_id}: {sizes}"
+        for language in ("pt_BR", "en", "pt_BR", "en"):
+            window.set_language(language)
+            qtbot.waitUntil(quiet, timeout=60_000)
+            qtbot.wait(200)
+            assert splitter(window.panel(panel_id)).sizes() == sizes, f"{panel_id} after the switch to {language}"

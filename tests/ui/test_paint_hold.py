@@ -199,3 +199,38 @@ def test_a_reset_layout_with_nothing_to_reset_relays_out_and_paints_nothing(qtbo
         assert window.paint_hold.holds == holds + 1
     finally:
         paints.remove()
+
+
+def test_a_language_switch_paints_each_view_in_sight_once_laid_out(qtbot, window):
+    """A switch re-labels the panels in sight one per turn (``RedrawScheduler.language_later``);
+    painted in their own turns, each panel's words repainted the window once per pass of each
+    graphics scene they changed (``QGraphicsScene`` sends the window's update request at once):
+    5-8 whole-window paints in the leakage panel's turn, the soak's longest ``set_language``
+    stalls (issue 18; without the hold here: the bars 3-5 paints per switch, the head grid's maps 4).
+    Held from the window's new words to the last panel's, each view is painted once laid out, and
+    once more at most: an axis measures its numbers when it paints them, and a width that changed
+    with the language's decimal comma lays its plot out again (pyqtgraph's ``_updateWidth``)."""
+    text = "A small cat sat on the warm mat today"  # the learner's own: the switch asks for no new analysis
+    window.panel(PanelId.TOKEN_EDITOR).editor.setPlainText(text)
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.last_state.text == text and window.redraw.showing is window.last_state
+                    and not window.session.pending and not window.worker.busy, timeout=TIMEOUT_MS)
+    _settle(qtbot, window)
+    leakage = window.built_panel(PanelId.LEAKAGE)
+    views = {"leakage bars": leakage.bar_plot.viewport(), "leakage layer maps": leakage.layers_view.viewport(),
+             "head grid maps": window.built_panel(PanelId.HEAD_GRID).grid_view.viewport()}
+    for language in ("pt_BR", "en", "pt_BR"):
+        paints = HeldPaints(window)
+        counters = {name: PaintCounter(view) for name, view in views.items()}
+        try:
+            holds = window.paint_hold.holds
+            window.set_language(language)
+            qtbot.waitUntil(lambda: not window.redraw.relabelling and not window.redraw.untranslated
+                            and not window.paint_hold.held, timeout=TIMEOUT_MS)
+            qtbot.wait(150)  # the released paint
+            assert window.paint_hold.holds > holds, f"{language}: the switch was not held"
+            _check(paints, f"switch to {language}")
+            counts = {name: counter.count for name, counter in counters.items()}
+            assert all(count <= 2 for count in counts.values()), f"{language}: paints per view {counts}"
+        finally:
+            paints.remove()

@@ -192,6 +192,8 @@ class LearnerDriver:
             busy.append("drawing")
         if any(not w._out_of_sight(pid) for pid in w.panels_waiting):
             busy.append("catch-up")
+        if w.redraw.relabelling:
+            busy.append("language (panels in sight re-labelled one per turn)")
         if w.redraw.cleaning:
             busy.append("collection after a switch")
         if w.tour.entry_pending:

@@ -85,9 +85,12 @@ class MainWindow(QMainWindow):
         self._startup_spec: str | None = None
         self._dock_visible: dict[str, bool] = {}
         self.redraw = RedrawScheduler(self.panels, self._out_of_sight, self.show_error, parent=self)
-        # a resize, Reset layout: each docked dock painted once, laid out (not a language switch: its panels
-        # take their words one per turn, each painted in its turn; held, all three were painted in one)
+        # a resize, Reset layout, a language switch: each docked dock painted once, laid out
         self.paint_hold = PaintHold(self, lambda: [dock for dock in self.docks.values() if not dock.isFloating()])
+        # the panels in sight take a switch's words one per turn: the docks stay held until the last one's
+        # relayout is over (each panel's new words painted in its own turn repainted the whole window once
+        # per pass of each of its graphics scenes: 5-8 whole-window paints in the leakage panel's turn)
+        self.redraw.relabelled = self.paint_hold.hold
 
         central = QWidget(self)
         central.setObjectName("central_placeholder")
@@ -339,6 +342,7 @@ class MainWindow(QMainWindow):
     def _on_language_changed(self, _language: str) -> None:
         self.statusBar().clearMessage()  # a passing message ("Model loaded: …") is in the old language
         self.retranslate()
+        self.paint_hold.hold()  # after the new words: the check it posts comes after the relayout they posted
 
     def retranslate(self) -> None:
         self.menus.retranslate()

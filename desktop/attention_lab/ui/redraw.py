@@ -66,6 +66,8 @@ class RedrawScheduler(QObject):
         self.stale: set[str] = set()  # panels out of sight, drawn when their dock is shown
         self.untranslated: set[str] = set()  # panels still in the previous language
         self._to_relabel: list[str] = []  # those in sight, re-labelled one per turn
+        #: called after each panel in sight took its new words (the window holds the docks' paint)
+        self.relabelled: Callable[[], None] | None = None
         self.stopped = False
         self.cleaning = False  # a switch's collection and heap trim still to come (in turns of their own)
 
@@ -126,8 +128,15 @@ class RedrawScheduler(QObject):
         if panel_id in self.untranslated and not self.out_of_sight(panel_id):  # (gone out of sight: when shown)
             self.untranslated.discard(panel_id)
             self.panels[panel_id].follow_language()
+            if self.relabelled is not None:
+                self.relabelled()
         if self._to_relabel:
             call_later(1, self, self._relabel_next)
+
+    @property
+    def relabelling(self) -> bool:
+        """Whether panels in sight are still to take a switch's words (one per turn)."""
+        return bool(self._to_relabel)
 
     def waits(self, panel_id: str) -> bool:
         """Whether the panel has a state to draw or a language to follow left for when shown."""

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSpinBox,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +28,7 @@ from attention_lab.ui.strings import leakage as _texts  # noqa: F401 -- register
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.heatmap_kit import HeatImage, configure_map_plot, fit_token_ticks, hatch_overlay, overlay_item
-from attention_lab.ui.panels.panel_kit import UpwardLabels, explanation_label
+from attention_lab.ui.panels.panel_kit import SteadySplitter, UpwardLabels, explanation_label
 from attention_lab.ui.panels.plot_setters import (
     fill_legend,
     nice_ceiling,
@@ -159,7 +158,7 @@ class LeakagePanel(Panel):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addWidget(self.layers_title)
         lower_layout.addWidget(self.layers_view, 1)
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter = SteadySplitter(Qt.Orientation.Vertical, self)  # (its handle did not shrink the bars per relayout)
         splitter.addWidget(self.bar_plot)
         splitter.addWidget(lower)
         splitter.setStretchFactor(0, 3)

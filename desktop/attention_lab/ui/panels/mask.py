@@ -194,6 +194,7 @@ class MaskPanel(Panel):
             choice.setMinimumContentsLength(12)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(left)
+        self.left_splitter = left  # (tests read it)
         splitter.addWidget(self.why_box)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
