@@ -21,9 +21,10 @@ take them one per turn: ``RedrawScheduler.language_later``).  Painted in their o
 panel's words cost a paint of the whole window per pass of each graphics scene they changed:
 ``QGraphicsScene`` sends its views' window the update request at once when it processes its
 changes (Qt's ``dispatchPendingUpdateRequests``), and the leakage panel's two scenes made 5-8
-passes in its turn, 60 of its 80-105 ms of GUI CPU.  Held, the longest turn of a switch was
-28-47 ms (the release's one paint of the docks), measured side by side with the same replayed
-soak state.
+passes in its turn, 60 of its 80-105 ms of GUI CPU.  Held, the switch's longest turn (the
+release's one paint of the docks) took 27-51 ms of GUI CPU to English and 25-51 to Portuguese,
+against 63-103 and 80-160 (medians 41 and 39 against 85 and 107), side by side on the same
+replayed soak state (README, eighth session).
 """
 
 from __future__ import annotations
