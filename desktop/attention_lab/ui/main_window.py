@@ -39,6 +39,7 @@ from attention_lab.ui.errors import show_error
 from attention_lab.ui.i18n import LANGUAGES, system_language, tr, translator
 from attention_lab.ui.menus import Menus
 from attention_lab.ui.paint_hold import PaintHold
+from attention_lab.ui.scene_paints import paint_once_per_turn
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.qt_compat import call_later
@@ -87,10 +88,9 @@ class MainWindow(QMainWindow):
         self.redraw = RedrawScheduler(self.panels, self._out_of_sight, self.show_error, parent=self)
         # a resize, Reset layout, a language switch: each docked dock painted once, laid out
         self.paint_hold = PaintHold(self, lambda: [dock for dock in self.docks.values() if not dock.isFloating()])
-        # the panels in sight take a switch's words one per turn: the docks stay held until the last one's
-        # relayout is over (each panel's new words painted in its own turn repainted the whole window once
-        # per pass of each of its graphics scenes: 5-8 whole-window paints in the leakage panel's turn)
+        # a switch's words reach the panels in sight one per turn: the docks stay held until all have them
         self.redraw.relabelled = self.paint_hold.hold
+        self.scene_paints = paint_once_per_turn(self)  # not a paint per pass of each graphics scene
 
         central = QWidget(self)
         central.setObjectName("central_placeholder")
