@@ -18,6 +18,8 @@ from paint_counter import EventCounter, PaintCounter
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+TIMEOUT_MS = 60_000
+
 
 def _window(qtbot, coalesced: bool):
     scene_paints()  # the scenes made from now on are watched
@@ -98,9 +100,6 @@ def test_a_scene_call_that_paints_nothing_leaves_the_next_paint_alone(qtbot):
     qtbot.wait(100)
     assert paints.held == held
     assert not paints._scene_call
-
-
-TIMEOUT_MS = 60_000
 
 
 def test_the_main_window_paints_a_layer_step_in_fewer_passes(qtbot, make_window, isolated_settings, tmp_path):

@@ -14,8 +14,8 @@ from attention_lab.ui.panels.ids import PanelId
 
 STATE_TIMEOUT_MS = 60_000
 #: how long the strip may take to reach its height once the first analysis is in: its refit runs in
-#: a turn after the analysis is drawn and the window lays its docks out in a later one, and a busy
-#: GUI thread (the first analysis's follow-up work) can hold those turns back by a few hundred ms
+#: a turn after the analysis is drawn and the window lays its docks out in a later one, and the GUI
+#: thread is busy for ~200 ms right after the first analysis (most likely the docks' first paint)
 SETTLE_TIMEOUT_MS = 5_000
 #: the blank a learner may see under the guesses row: the layout's own margin and spacing
 MAX_BLANK_PX = 12

@@ -46,7 +46,7 @@ class ScenePaints(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self._scene_call = False  # a scene's queued call began since the last update request
+        self._scene_call = False  # a scene's queued call is running: until its end marker, or a request held
         self._sending = False  # our own request to a window, going through
         self._waiting: weakref.WeakSet = weakref.WeakSet()  # windows whose paint was held
         self.held = 0  # requests held (tests read it)
