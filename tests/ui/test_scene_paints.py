@@ -47,7 +47,7 @@ def _window(qtbot, coalesced: bool):
 
 @pytest.mark.parametrize("coalesced", [False, True])
 def test_three_views_changed_in_one_turn_paint_the_window_once(qtbot, coalesced):
-    window, plots, curves, label, passes = _window(qtbot, coalesced)
+    _shown, plots, curves, label, passes = _window(qtbot, coalesced)
     views = [PaintCounter(plot.viewport()) for plot in plots]
     label_paints = PaintCounter(label)
     passes.count = 0
@@ -68,7 +68,7 @@ def test_three_views_changed_in_one_turn_paint_the_window_once(qtbot, coalesced)
 def test_the_views_show_what_was_set_last(qtbot):
     """A held request is replaced, never lost: what the window shows on screen (its backing store,
     not a fresh rendering) is the turn's last data."""
-    window, plots, curves, _label, _passes = _window(qtbot, True)
+    window, _plots, curves, _label, _passes = _window(qtbot, True)
 
     def on_screen():
         return window.screen().grabWindow(window.winId()).toImage()
@@ -91,7 +91,7 @@ def test_a_scene_call_that_paints_nothing_leaves_the_next_paint_alone(qtbot):
     ``changed`` signal, a queued slot) ends with it, and the window's next paint comes as Qt
     posts it (the prototype's first version held the next request whatever sent it, so a plain
     widget's paints went through one more posted event each)."""
-    window, plots, _curves, label, passes = _window(qtbot, True)
+    _shown, plots, _curves, label, _passes = _window(qtbot, True)
     paints = scene_paints()
     plots[0].scene().update()  # a queued call of the scene that sends no request of its own
     qtbot.wait(100)

@@ -39,11 +39,11 @@ from attention_lab.ui.errors import show_error
 from attention_lab.ui.i18n import LANGUAGES, system_language, tr, translator
 from attention_lab.ui.menus import Menus
 from attention_lab.ui.paint_hold import PaintHold
-from attention_lab.ui.scene_paints import paint_once_per_turn
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.qt_compat import call_later
 from attention_lab.ui.redraw import RedrawScheduler
+from attention_lab.ui.scene_paints import paint_once_per_turn
 from attention_lab.ui.session import Session
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.status_line import StatusLine
