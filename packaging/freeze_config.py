@@ -62,17 +62,17 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     # test, notebook and plotting stacks
     "pytest", "_pytest", "pytestqt", "hypothesis", "IPython", "ipykernel", "jupyter_client",
     "notebook", "matplotlib", "pandas", "scipy", "sklearn", "PIL", "cv2", "triton",
+    # the harness (learner driver, soak, probes, bench): run from a source checkout only
+    "attention_lab.devtools",
     # optional extras of dependencies
     "rich", "pydantic", "pydantic_core", "typer", "click", "setuptools", "pkg_resources", "pip",
 )
 
-# Excluded modules that app modules may still import, lazily, in developer-only commands:
-# ``attention-lab bench`` compares the lens with transformers' GPT-2 and is run from a
-# source checkout, not from the installer (the frozen ``bench`` reports the missing module).
+# Excluded modules that app modules may still import, lazily, in commands the installer's
+# user never runs: GPT-2 small's shapes with random weights are built with transformers'
+# config class only from a source checkout (the frozen app reports the missing module).
 SOURCE_ONLY_IMPORTS: dict[str, tuple[str, ...]] = {
-    "transformers": ("core/bench.py", "core/checkpoints.py"),
-    # the bench's GUI-stall probe moves the mouse over the head grid with QtTest
-    "PySide6.QtTest": ("ui/perf_probe.py", "ui/learner_driver.py"),  # and the soak's learner actions
+    "transformers": ("core/checkpoints.py",),
 }
 
 # Paths inside the bundle (forward slashes, relative to _internal/) that are dropped after

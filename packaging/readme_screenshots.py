@@ -4,7 +4,7 @@
 
 Each picture is the real window under Xvfb (``xvfb-run``), the demo model, fresh settings:
 the main window (``attention-lab --screenshot``), the first-run offer, and the Lab tour on
-the steps the README describes (``attention_lab.ui.tour_screenshot``, which waits for the
+the steps the README describes (``attention_lab.devtools.tour_screenshot``, which waits for the
 step's fact to be measured).  The files go to ``resources/screenshots/NAME-LANG.png``.
 Look at every one before committing them.
 """
@@ -53,7 +53,7 @@ def command(name: str, lang: str, size: str, settings_dir: Path) -> list[str]:
     out = str(OUT / f"{name}-{lang}.png")
     if name in TOUR_SHOTS:
         step, benchmark = TOUR_SHOTS[name]
-        args = ["-m", "attention_lab.ui.tour_screenshot", out, "--model", "demo", "--lang", lang,
+        args = ["-m", "attention_lab.devtools.tour_screenshot", out, "--model", "demo", "--lang", lang,
                 "--step", step, "--size", size]
         return _xvfb(size) + [_python(), *args, *(["--benchmark"] if benchmark else [])]
     settings = settings_dir / f"{name}-{lang}.ini"

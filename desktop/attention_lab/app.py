@@ -20,12 +20,10 @@ from typing import NoReturn, Sequence
 from . import __version__
 
 PROG = "attention-lab"
-SUBCOMMANDS = ("lab", "bench")
+SUBCOMMANDS = ("lab",)
 # internal: the download process the app starts (core.hub_download), not a user command
 HUB_FETCH = "hub-fetch"
-# row groups of `bench --skip` (the same tuple as core.bench.ROW_GROUPS; kept here so --help needs no torch)
-BENCH_GROUPS = ("forward", "edit", "scaling", "generate", "kv", "startup", "gui", "memory")
-KV_MODELS = ("loaded", "gpt2-shapes")  # core.kvbench.KV_MODELS, for the same reason
+KV_MODELS = ("loaded", "gpt2-shapes")  # core.kvbench.KV_MODELS, copied so --help needs no torch
 
 
 # Bytes in argv that aren't UTF-8 (a file name in Latin-1, say) reach Python as lone
@@ -58,16 +56,6 @@ class _Parser(argparse.ArgumentParser):
 
 def _one_line(text: object) -> str:
     return " ".join(str(text).split())
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,21 +96,6 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--ablate", metavar="L.H[,L.H…]", default=None, help="heads to knock out, e.g. 0.3,1.7")
     lab.add_argument("--ablation", choices=("zero", "mean"), default="zero",
                      help="a knocked-out head's output becomes 0, or its mean over the text (default zero)")
-    bench = sub.add_parser(
-        "bench",
-        help="measure the app's speed and memory next to transformers (ratios, issue 6)",
-        description="Side-by-side timings (alternating runs, medians), ratios and verdicts: forward with "
-        "attentions, the edit update, cached generation, the KV cache, start-up, GUI stalls, peak memory.",
-    )
-    bench.add_argument("--model", metavar="SPEC", action="append", default=None,
-                       help="bench this model (repeatable) instead of the demo model and a "
-                            "GPT-2-small-shaped checkpoint with random weights")
-    bench.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    bench.add_argument("--reps", type=_positive_int, default=None, help="timed runs per contender (default 5; --quick: 2)")
-    bench.add_argument("--quick", action="store_true", help="short inputs, few runs: a check that it works")
-    bench.add_argument("--threads", type=_positive_int, default=None, help="torch threads (default: torch's choice)")
-    bench.add_argument("--skip", action="append", default=[], choices=BENCH_GROUPS, metavar="GROUP",
-                       help=f"leave out a group of rows (repeatable): {', '.join(BENCH_GROUPS)}")
     return parser
 
 
@@ -207,13 +180,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "lab":
             return run_lab_command(args)
-        if args.command == "bench":
-            from .core import bench  # torch (and, inside, transformers) only for this command
-
-            try:
-                return bench.main(args)
-            except bench.BenchError as exc:
-                raise UsageError(f"{PROG} bench: {exc}") from None
         return 0
     except UsageError as exc:
         print(_one_line(exc), file=sys.stderr)

@@ -1,4 +1,4 @@
-"""``attention-lab bench``: runs on a tiny model and reports every row and field.
+"""``python -m attention_lab.devtools.bench``: runs on a tiny model and reports every row and field.
 
 No timed assertions: the numbers depend on the machine.  What is checked is that every
 row of issue 6's table is there, with its ratio and verdict (or a note saying why not),
@@ -48,7 +48,7 @@ def _bench(*args: str, timeout: float = 850) -> subprocess.CompletedProcess:
     env["PYTHONPATH"] = str(ROOT / "desktop")
     env["QT_QPA_PLATFORM"] = "offscreen"
     env.setdefault("OMP_NUM_THREADS", "1")  # a shared CI box: keep torch from oversubscribing it
-    return subprocess.run([sys.executable, "-m", "attention_lab", "bench", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "attention_lab.devtools.bench", *args], capture_output=True,
                           text=True, timeout=timeout, env=env, cwd=str(ROOT))
 
 
@@ -107,7 +107,7 @@ def test_memory_rows_compare_with_the_weights(report):
 
 
 def test_text_table_lists_every_row(report):
-    from attention_lab.core.bench import render_text
+    from attention_lab.devtools.bench import render_text
 
     text = render_text(report)
     table = [line for line in text.splitlines() if line.startswith("| ")]
@@ -117,11 +117,12 @@ def test_text_table_lists_every_row(report):
         assert row["verdict"] in line and row["goal"] in line
 
 
-def test_bench_groups_agree_with_the_command_line():
+def test_the_app_command_line_has_no_bench():
+    """The bench is a developer's tool: the installed app's command line doesn't offer it."""
     from attention_lab import app
-    from attention_lab.core import bench
 
-    assert app.BENCH_GROUPS == bench.ROW_GROUPS
+    assert app.SUBCOMMANDS == ("lab",)
+    assert "bench" not in app.build_parser().format_help()
 
 
 @pytest.mark.parametrize(
@@ -147,7 +148,7 @@ def test_bad_flags_are_one_line_and_exit_2(args, expected):
 def test_gui_stall_rows_for_chosen_phases(tiny_checkpoint, monkeypatch):
     """The bench asks the stall probe for the phases it wants (the GPT-2-small-shaped model
     gets the edit and the context-long text) and reports exactly those rows."""
-    from attention_lab.core import bench
+    from attention_lab.devtools import bench
 
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "desktop"))
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
@@ -173,7 +174,7 @@ def test_gui_stall_rows_for_chosen_phases(tiny_checkpoint, monkeypatch):
 
 
 def test_bench_names_the_handlers_that_held_the_gui_thread():
-    from attention_lab.core.bench import top_handlers
+    from attention_lab.devtools.bench import top_handlers
 
     stalls = [{"ms": 40.0, "handler": "a.paint"}, {"ms": 90.0, "handler": "b.show_state"},
               {"ms": 35.0, "handler": "a.paint"}, {"ms": 34.0, "handler": "c.layout"}, {"ms": 33.5, "handler": "d.x"},
@@ -183,13 +184,13 @@ def test_bench_names_the_handlers_that_held_the_gui_thread():
 
 def test_stall_probe_refuses_an_unknown_phase():
     env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"), QT_QPA_PLATFORM="offscreen")
-    out = subprocess.run([sys.executable, "-m", "attention_lab.ui.perf_probe", "--phases", "edit,typing"],
+    out = subprocess.run([sys.executable, "-m", "attention_lab.devtools.perf_probe", "--phases", "edit,typing"],
                          capture_output=True, text=True, timeout=120, env=env, cwd=str(ROOT))
     assert out.returncode == 2 and "typing" in out.stderr
 
 
 def test_kv_rows_hold_gpt2_shapes_to_the_goals(tiny_checkpoint):
-    from attention_lab.core import bench
+    from attention_lab.devtools import bench
     from attention_lab.core.models import load_model
 
     model = load_model(tiny_checkpoint)

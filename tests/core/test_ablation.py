@@ -128,7 +128,7 @@ def test_ranking_input_checks(model):
 def test_bench_row_times_the_ranking_against_one_analysis_per_head(model):
     from pathlib import Path
 
-    from attention_lab.core import bench
+    from attention_lab.devtools import bench
 
     bm = bench.BenchModel("tiny", "tiny", Path(model.path), model, measure_memory=False)
     row = bench.bench_head_ranking(bm, bench.Settings(reps=1, quick=True))

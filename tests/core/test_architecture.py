@@ -281,15 +281,86 @@ def test_no_view_defines_a_worker_function():
 
 
 @pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: p.name)
-def test_core_never_imports_the_ui(path):
-    """Not even in a script string (bench runs scripts in subprocesses)."""
+def test_core_never_names_the_ui(path):
+    """Not in an import, not in a script string or a docstring: core is usable with no ui at all."""
     source = path.read_text(encoding="utf-8")
-    assert not re.search(r"(from|import)\s+attention_lab\.ui\b", source), path.name
-    assert not re.search(r"from\s+attention_lab\s+import\s+ui\b", source), path.name
+    assert not re.search(r"attention_lab\.ui\b|\bui[./]\w|from\s+attention_lab\s+import\s+ui\b", source), path.name
+
+
+def _app_sources() -> list[Path]:
+    app = ROOT / "desktop" / "attention_lab"
+    return sorted(p for p in app.rglob("*.py") if "devtools" not in p.relative_to(app).parts)
+
+
+@pytest.mark.parametrize("path", _app_sources(), ids=lambda p: str(p.relative_to(ROOT / "desktop")))
+def test_the_app_never_imports_the_harness(path):
+    """The harness (``attention_lab.devtools``) drives the app from outside; no module of the
+    app imports it, nor starts it by name, so the installer leaves the package out whole."""
+    source = path.read_text(encoding="utf-8")
+    assert not re.search(r"(import|from)\s+attention_lab\.devtools\b|from\s+attention_lab\s+import\s+devtools\b"
+                         r"|from\s+\.+devtools\b|from\s+\.+\s+import\s+devtools\b|[\"']attention_lab\.devtools", source), path.name
+
+
+def test_starting_the_app_loads_no_harness_module():
+    loaded = _imported_after(["attention_lab.app", "attention_lab.ui.launch", "attention_lab.ui.main_window"])
+    assert "attention_lab.ui.launch" in loaded
+    assert sorted(m for m in loaded if m.startswith("attention_lab.devtools")) == []
+
+
+def _core_import_graph() -> dict[str, set[str]]:
+    """Each core module's imports of other core modules, at the top or inside a function."""
+    graph: dict[str, set[str]] = {}
+    for path in CORE.glob("*.py"):
+        here = path.stem
+        edges = graph.setdefault(here, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level == 1:
+                    names = [node.module] if node.module else [a.name for a in node.names]
+                elif node.module == "attention_lab.core":
+                    names = [a.name for a in node.names]
+                elif node.module and node.module.startswith("attention_lab.core."):
+                    names = [node.module.split(".")[2]]
+                else:
+                    continue
+                edges.update(n.split(".")[0] for n in names if (CORE / f"{n.split('.')[0]}.py").is_file())
+            elif isinstance(node, ast.Import):
+                edges.update(a.name.split(".")[2] for a in node.names if a.name.startswith("attention_lab.core."))
+        edges.discard(here)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found, state = [], {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                found.append(trail[trail.index(nxt):] + [nxt] if nxt in trail else [node, nxt])
+            elif nxt not in state:
+                visit(nxt, trail + [nxt])
+        state[node] = "done"
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    return found
+
+
+def test_core_has_no_import_circle():
+    """A job module imports the protocol (``Cancelled``, the keys) from a module that imports
+    none of the jobs, so the core's import graph has no circle, lazy imports included."""
+    assert _cycles(_core_import_graph()) == []
+
+
+def test_the_circle_check_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
 def test_one_cancelled_exception():
-    from attention_lab.core.jobs import Cancelled
+    from attention_lab.core.job_protocol import Cancelled
     from attention_lab.core.kvbench import BenchmarkCancelled
     from attention_lab.core.models import DownloadCancelled
     from attention_lab.core.tour import FactCancelled

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_lab.core import csv_table, jobs
+from attention_lab.core import csv_table, job_protocol, jobs
 from attention_lab.core.csv_table import ColumnRows
 
 
@@ -37,7 +37,7 @@ def test_a_cancelled_job_stops_between_chunks_and_leaves_no_half_file(tmp_path, 
             cancel.set()
         jobs.raise_if_cancelled(cancel)
 
-    with pytest.raises(jobs.Cancelled):
+    with pytest.raises(job_protocol.Cancelled):
         csv_table.export_csv(tmp_path / "half.csv", header, rows if as_columns else list(rows),
                              check=cancel_after_the_first_chunk)
     assert len(checks) == 2 and not (tmp_path / "half.csv").exists()
@@ -52,5 +52,5 @@ def test_a_file_that_cannot_be_opened_is_left_as_it_was(tmp_path):
 
 
 def test_exports_to_two_files_are_two_kinds_and_one_file_is_one():
-    assert jobs.file_export_kind("/a/x.csv") != jobs.file_export_kind("/a/y.csv")
-    assert jobs.file_export_kind("/a/x.csv") == jobs.file_export_kind(Path("/a/x.csv"))
+    assert job_protocol.file_export_kind("/a/x.csv") != job_protocol.file_export_kind("/a/y.csv")
+    assert job_protocol.file_export_kind("/a/x.csv") == job_protocol.file_export_kind(Path("/a/x.csv"))

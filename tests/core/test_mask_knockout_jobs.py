@@ -10,7 +10,7 @@ import threading
 import pytest
 import torch
 
-from attention_lab.core import jobs
+from attention_lab.core import job_protocol, jobs
 from attention_lab.core.ablation import knockout, run_rank_heads
 from attention_lab.core.masks import MaskSpec, custom_mask, fit_custom, mask_report, parse_mask_spec
 from attention_lab.core.models import load_model
@@ -56,7 +56,7 @@ def test_ranking_stops_on_its_cancel_event(model):
     ids = model.tokenizer.encode(TEXT)
     cancel = threading.Event()
     cancel.set()
-    with pytest.raises(jobs.Cancelled):
+    with pytest.raises(job_protocol.Cancelled):
         jobs.rank_heads_job(model.lens, ids, "zero", None, cancel=cancel)
 
 
@@ -77,6 +77,6 @@ def test_keys_tell_masks_and_grids_apart():
     a = torch.ones(3, 3, dtype=torch.bool).tril()
     b = a.clone()
     b[0, 2] = True
-    assert jobs.mask_key(custom_mask(a)) != jobs.mask_key(custom_mask(b))
-    assert jobs.mask_key(custom_mask(a)) == jobs.mask_key(custom_mask(a.clone()))
-    assert jobs.mask_key(parse_mask_spec("window:3")) != jobs.mask_key(parse_mask_spec("window:4"))
+    assert job_protocol.mask_key(custom_mask(a)) != job_protocol.mask_key(custom_mask(b))
+    assert job_protocol.mask_key(custom_mask(a)) == job_protocol.mask_key(custom_mask(a.clone()))
+    assert job_protocol.mask_key(parse_mask_spec("window:3")) != job_protocol.mask_key(parse_mask_spec("window:4"))

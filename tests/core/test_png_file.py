@@ -9,7 +9,7 @@ import zlib
 import numpy as np
 import pytest
 
-from attention_lab.core import jobs
+from attention_lab.core import job_protocol, jobs
 from attention_lab.core.png_file import SIGNATURE, png_bytes, write_png
 
 
@@ -51,9 +51,9 @@ def test_a_picture_of_no_pixels_or_channels_is_refused():
 def test_the_job_stops_when_cancelled_and_writes_nothing(tmp_path):
     cancel = threading.Event()
     cancel.set()
-    with pytest.raises(jobs.Cancelled):
+    with pytest.raises(job_protocol.Cancelled):
         jobs.export_png_job(tmp_path / "x.png", np.zeros((2, 2, 4), dtype=np.uint8), cancel=cancel)
     assert not (tmp_path / "x.png").exists()
     written = jobs.export_png_job(tmp_path / "x.png", np.full((2, 3, 4), 200, dtype=np.uint8), cancel=threading.Event())
     assert _read_png(written.read_bytes()).shape == (2, 3, 4)
-    assert jobs.file_export_kind(tmp_path / "x.png") != jobs.file_export_kind(tmp_path / "x.csv")
+    assert job_protocol.file_export_kind(tmp_path / "x.png") != job_protocol.file_export_kind(tmp_path / "x.csv")

@@ -144,7 +144,7 @@ def test_the_app_freezes_its_imports_before_the_window_and_never_the_window(tiny
 
 
 def test_the_collection_timer_times_each_collection_by_thread_and_generation():
-    from attention_lab.ui.gc_timing import CollectionTimer
+    from attention_lab.devtools.gc_timing import CollectionTimer
 
     gc.unfreeze()  # (as a new process: whatever an earlier test froze back in sight)
     timer = CollectionTimer().install()
@@ -165,7 +165,7 @@ def test_the_collection_timer_times_each_collection_by_thread_and_generation():
 
 
 def test_collection_times_are_summarised_against_the_frame_and_stall_goals():
-    from attention_lab.ui.gc_timing import summarise
+    from attention_lab.devtools.gc_timing import summarise
 
     assert summarise([]) == {"count": 0}
     assert summarise([10.0, 20.0, 40.0, 150.0]) == {
@@ -173,7 +173,7 @@ def test_collection_times_are_summarised_against_the_frame_and_stall_goals():
 
 
 def test_only_the_switches_that_collect_are_timed_and_the_wrapper_comes_off(monkeypatch):
-    from attention_lab.ui.gc_timing import time_switches
+    from attention_lab.devtools.gc_timing import time_switches
 
     monkeypatch.setattr(gc_pause, "_drawn_key", None)
     monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: True)

@@ -175,7 +175,8 @@ def _measured_modes(state):
     import numpy as np
 
     from attention_lab.core.analysis import MaskModeRow
-    from attention_lab.core.jobs import MaskModes, ModeDetail, edit_key
+    from attention_lab.core.jobs import MaskModes, ModeDetail
+    from attention_lab.core.job_protocol import edit_key
     from attention_lab.ui.panels.mask import MODES
 
     n, heads = state.n_tokens, int(state.attention_causal.shape[0])

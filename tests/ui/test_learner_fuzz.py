@@ -1,10 +1,10 @@
 """A stateful fuzzer on the real main window: random learner click-paths, checked after every step.
 
 hypothesis' rule-based state machine draws sequences of learner actions from
-``attention_lab.ui.learner_driver.ACTIONS`` (typing, pasting odd texts, chips, guesses,
+``attention_lab.devtools.learner_driver.ACTIONS`` (typing, pasting odd texts, chips, guesses,
 layers, modes, docks, language, the mask mode, the KV benchmark, the tour, exports,
 model switches including a broken folder, downloads, restarts, resizes); after each one the
-window settles and ``attention_lab.ui.learner_checks`` must find nothing wrong, and no
+window settles and ``attention_lab.devtools.learner_checks`` must find nothing wrong, and no
 exception or Qt warning may have happened on any thread.  A failure is shrunk and printed
 (with its chunk to rerun); each chunk draws from a fixed seed, so the same sequences run
 every time and a failure replays (``ATTENTION_LAB_FUZZ_CHUNKS=light-3`` runs that chunk alone).
@@ -55,8 +55,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from attention_lab.ui.learner_checks import FaultTrap, window_problems
-from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver
+from attention_lab.devtools.learner_checks import FaultTrap, window_problems
+from attention_lab.devtools.learner_driver import ACTIONS, LearnerDriver
 from hub_server import gpt2_files  # noqa: F401 -- a fixture (the repository the loopback hub serves)
 
 

@@ -28,7 +28,8 @@ from attention_lab.core.analysis import (  # noqa: E402
     mask_mode_report,
 )
 from attention_lab.core import kvbench  # noqa: E402
-from attention_lab.core.jobs import KV_BENCH, MASK_MODES, TargetKVRun  # noqa: E402
+from attention_lab.core.jobs import TargetKVRun
+from attention_lab.core.job_protocol import KV_BENCH, MASK_MODES  # noqa: E402
 from attention_lab.core.kvbench import KVResult, KVStep  # noqa: E402
 from attention_lab.core.lens import MaskMode  # noqa: E402
 from attention_lab.ui.i18n import tr, translator  # noqa: E402

@@ -105,7 +105,7 @@ def test_a_scene_call_that_paints_nothing_leaves_the_next_paint_alone(qtbot):
 def test_the_main_window_paints_a_layer_step_in_fewer_passes(qtbot, make_window, isolated_settings, tmp_path):
     """The app's window: a layer step redraws the head grid's twelve maps and the layer's plots
     (several scenes, several passes); every request that reaches the window is a paint of it."""
-    from attention_lab.ui.learner_driver import LearnerDriver
+    from attention_lab.devtools.learner_driver import LearnerDriver
     from attention_lab.ui.panels.ids import PanelId
 
     isolated_settings.setValue("first_run/gpt2_offer_answered", True)

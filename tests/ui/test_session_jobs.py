@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from attention_lab.core.analysis import kv_stability, mask_mode_report  # noqa: E402
-from attention_lab.core.jobs import INDUCTION, MASK_MODES, edit_key, model_serial, text_key  # noqa: E402
+from attention_lab.core.job_protocol import INDUCTION, MASK_MODES, edit_key, model_serial, text_key  # noqa: E402
 from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
 from attention_lab.ui.panels.mask import MaskPanel  # noqa: E402
 from attention_lab.ui.panels.portrait import PortraitPanel  # noqa: E402

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from attention_lab.ui.soak import STALL_GOAL_MS, TRACE_MS, chosen_actions
+from attention_lab.devtools.soak import STALL_GOAL_MS, TRACE_MS, chosen_actions
 
 ACTIONS = {"type_text": {}, "set_causal": {}, "export": {}, "download": {}}
 DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
@@ -37,7 +37,7 @@ def test_a_typo_or_nothing_left_is_an_error_not_a_silent_run_of_everything():
 
 def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
     log = tmp_path / "actions.jsonl"
-    done = run_python("-m", "attention_lab.ui.soak", "--minutes", "0.08", "--sample-s", "1", "--warmup-min", "0",
+    done = run_python("-m", "attention_lab.devtools.soak", "--minutes", "0.08", "--sample-s", "1", "--warmup-min", "0",
                       "--actions", "set_causal,set_head", "--out", str(tmp_path / "report"), "--log", str(log))
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
@@ -68,7 +68,7 @@ def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path,
     script = (
         "import itertools, sys; from pathlib import Path\n"
         "from PySide6.QtWidgets import QApplication, QMainWindow\n"
-        "from attention_lab.ui.soak import screen_sizes\n"
+        "from attention_lab.devtools.soak import screen_sizes\n"
         f"sizes = screen_sizes({screen!r})\n"
         "from attention_lab.ui.window_settings import fit_to_screen\n"
         "app = QApplication([])\n"
@@ -78,7 +78,7 @@ def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path,
         "    assert not fit_to_screen(window), (size, app.primaryScreen().availableGeometry())\n"
         "    assert window.size().toTuple() == size\n"
         "print('ok', app.primaryScreen().size().toTuple())\n")
-    from attention_lab.ui.soak import SCREENS, offscreen_platform
+    from attention_lab.devtools.soak import SCREENS, offscreen_platform
 
     platform = offscreen_platform("offscreen", tmp_path, SCREENS[screen])
     done = run_python("-c", script, platform=platform, timeout=120)
@@ -94,11 +94,11 @@ def test_the_learner_resizes_to_the_sizes_of_the_screen_chosen_and_the_report_na
     """``--screen``: the soak's window starts at, and is resized to, sizes of the chosen screen (the laptop's
     by default); the report says which screen and which processor, and how fast it painted the whole window
     (stall figures compare only on one machine)."""
-    from attention_lab.ui.soak import screen_sizes
+    from attention_lab.devtools.soak import screen_sizes
 
     sizes = screen_sizes(screen)
     log = tmp_path / "actions.jsonl"
-    done = run_python("-m", "attention_lab.ui.soak", "--minutes", "0.05", "--sample-s", "1", "--warmup-min", "0",
+    done = run_python("-m", "attention_lab.devtools.soak", "--minutes", "0.05", "--sample-s", "1", "--warmup-min", "0",
                       "--actions", "resize", "--screen", screen, "--out", str(tmp_path / "report"), "--log", str(log))
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((tmp_path / "report" / "soak.json").read_text(encoding="utf-8"))["summary"]
@@ -112,7 +112,8 @@ def test_the_learner_resizes_to_the_sizes_of_the_screen_chosen_and_the_report_na
 #: how many main windows are still alive (gc_pause.collect_on_switch wrapped, as gc_timing wraps it)
 _COUNT_WINDOWS_AT_EACH_SWITCH = """
 import gc, json, sys
-from attention_lab.ui import gc_pause, soak
+from attention_lab.devtools import soak
+from attention_lab.ui import gc_pause
 from attention_lab.ui.main_window import MainWindow
 alive, original = [], gc_pause.collect_on_switch
 def counted(key):

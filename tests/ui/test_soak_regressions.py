@@ -1,18 +1,18 @@
 """The state bugs the 30-minute soak of 2026-12-01 found (issue 18), each replayed as the
 shortest learner sequence that shows it, on the real window through the fuzzer's driver.
 
-The soak (``python -m attention_lab.ui.soak --minutes 30``, seed 0, the demo model) reported
+The soak (``python -m attention_lab.devtools.soak --minutes 30``, seed 0, the demo model) reported
 them in ``resources/measurements/soak-30min-2026-12-01.json`` (key ``problems``); its seeded
 sequence was replayed to the reported step with the full action log, then cut by hand to the
 steps below.  Each test fails on the code before its fix (the check that fails is
-:func:`attention_lab.ui.learner_checks.window_problems`, run after every step by ``replay``).
+:func:`attention_lab.devtools.learner_checks.window_problems`, run after every step by ``replay``).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from attention_lab.ui.learner_driver import LearnerDriver
+from attention_lab.devtools.learner_driver import LearnerDriver
 from test_learner_fuzz import fuzz_models, replay, shared_window  # noqa: F401 -- fixtures and the replayer
 
 
@@ -97,8 +97,8 @@ def test_a_full_context_out_of_sight_follows_a_language_switch_when_shown(driver
 
 def replay_more(driver: LearnerDriver, action: str, arguments: dict) -> None:
     """One more step on the current window (no reset), checked like ``replay``'s steps."""
-    from attention_lab.ui.learner_checks import FaultTrap, window_problems
-    from attention_lab.ui.learner_driver import act
+    from attention_lab.devtools.learner_checks import FaultTrap, window_problems
+    from attention_lab.devtools.learner_driver import act
 
     with FaultTrap() as trap:
         act(driver, action, **arguments)

@@ -3,7 +3,7 @@ running window, names the handler of each slow action, and says how many went ov
 
 from __future__ import annotations
 
-from attention_lab.ui.soak import (
+from attention_lab.devtools.soak import (
     NOT_TRACED,
     SLOWEST_KEPT,
     STALL_GOAL_MS,
@@ -11,7 +11,7 @@ from attention_lab.ui.soak import (
     log_line,
     summarise,
 )
-from attention_lab.ui.stall_trace import Stall
+from attention_lab.devtools.stall_trace import Stall
 
 
 def test_start_up_is_filed_apart_from_the_running_windows_stalls():
@@ -104,7 +104,7 @@ def test_the_pixmap_cache_probe_measures_what_qts_cache_holds(qapp):
     import sys
 
     import pytest
-    from attention_lab.ui.soak import pixmap_cache_mb
+    from attention_lab.devtools.soak import pixmap_cache_mb
     from PySide6.QtGui import QPixmap, QPixmapCache
 
     if not sys.platform.startswith("linux"):

@@ -100,7 +100,7 @@ def test_reset_layout_of_a_moved_dock_restores_it_and_hides_the_bars_qt_replaced
     from PySide6.QtCore import QSettings, Qt
 
     from attention_lab.ui.idle_build import install_idle_build
-    from attention_lab.ui.learner_driver import LearnerDriver
+    from attention_lab.devtools.learner_driver import LearnerDriver
     from attention_lab.ui.main_window import MainWindow
     from qt_windows import close_windows
 

@@ -7,7 +7,7 @@ import tempfile
 import threading
 import time
 
-from attention_lab.ui.stall_trace import QT_ONLY, StallTracer, attribute, gui_thread_stack, module_of
+from attention_lab.devtools.stall_trace import QT_ONLY, StallTracer, attribute, gui_thread_stack, module_of
 
 # A "slot" that lives in a module of the app, as the event loop would call it: the tracer
 # must name it (the outermost app frame) and its inner helper (where the time went).
@@ -78,19 +78,19 @@ def test_a_stack_with_no_app_frame_is_qt_s_own_work():
 
     stack = outside()
     # innermost first: the dump itself, then the function that asked, then this test
-    assert stack[0] == "attention_lab.ui.stall_trace.gui_thread_stack"
+    assert stack[0] == "attention_lab.devtools.stall_trace.gui_thread_stack"
     assert stack[1].endswith(".outside") and stack[2].endswith(".test_a_stack_with_no_app_frame_is_qt_s_own_work")
     # this test module is neither the app nor pyqtgraph
     assert attribute(stack) == (QT_ONLY, QT_ONLY)
 
 
 def test_a_dumped_path_names_its_module():
-    assert module_of("/opt/x/site-packages/attention_lab/ui/soak.py") == "attention_lab.ui.soak"
+    assert module_of("/opt/x/site-packages/attention_lab/devtools/soak.py") == "attention_lab.devtools.soak"
     assert module_of("C:\\app\\_internal\\pyqtgraph\\graphicsItems\\PlotItem\\__init__.py") == "pyqtgraph.graphicsItems.PlotItem"
     assert module_of("/usr/lib/python3.11/threading.py") == "/usr/lib/python3.11/threading.py"
     # the probe's frames are cut off, the first app frame under them is the handler
     stack = ["attention_lab.ui.panels.kv_bench.hot", "pyqtgraph.widgets.GraphicsView.paintEvent",
-             "attention_lab.ui.soak.main", "runpy._run_code"]
+             "attention_lab.devtools.soak.main", "runpy._run_code"]
     assert attribute(stack) == ("pyqtgraph.widgets.GraphicsView.paintEvent", "attention_lab.ui.panels.kv_bench.hot")
 
 
@@ -98,7 +98,7 @@ def test_the_heartbeat_keeps_the_busiest_turn_s_cpu_apart_from_its_wall_time(qtb
     """A gap the GUI thread spent waiting (other processes on the cores) is long but not busy;
     the probe reports both: the longest gap, and the most CPU the GUI thread used in one gap
     (``max_stall_cpu_ms``), the figure a loaded machine does not inflate."""
-    from attention_lab.ui import perf_probe
+    from attention_lab.devtools import perf_probe
 
     clock = {"wall": 100.0, "cpu": 10.0}
     monkeypatch.setattr(perf_probe.time, "perf_counter", lambda: clock["wall"])

@@ -8,7 +8,7 @@ import time
 import pytest
 from PySide6.QtCore import QThread
 
-from attention_lab.core.jobs import Cancelled
+from attention_lab.core.job_protocol import Cancelled
 from attention_lab.ui.worker import InferenceWorker
 
 

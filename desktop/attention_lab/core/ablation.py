@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Iterator, Literal, Sequence
 import torch
 
 from .analysis import _check_ids
-from .jobs import Cancel, Cancelled, cancel_check
+from .job_protocol import Cancel, Cancelled, cancel_check
 from .lens import ABLATION_MODES, GPT2Lens, HeadAblation
 
 Tensor = torch.Tensor

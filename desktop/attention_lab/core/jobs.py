@@ -1,14 +1,9 @@
-"""Every kind of work the app hands its worker thread, with the one cancel/progress protocol.
+"""Every kind of work the app hands its worker thread.
 
-The protocol (the worker in ``ui/worker.py`` is its only caller in the app; ``lab``,
-``bench`` and the tests call the same functions directly):
-
-* a job function takes its inputs positionally plus two keywords, always passed:
-  ``cancel`` — a :class:`threading.Event` (or ``None``: never cancelled) — and
-  ``progress`` — a callable taking one payload (or ``None``: nobody listens);
-* it stops early by raising :class:`Cancelled` (or a subclass: ``BenchmarkCancelled``,
-  ``FactCancelled``, ``DownloadCancelled``) once ``cancel`` is set; a cancelled job has
-  no result.
+Each function follows the protocol of :mod:`attention_lab.core.job_protocol` (keywords
+``cancel`` and ``progress``; :class:`~attention_lab.core.job_protocol.Cancelled` to stop).
+The app's worker thread is their only caller in the app; ``lab``, the bench and the tests
+call the same functions directly.
 
 Results are plain data (tensors, numpy arrays, core dataclasses): they cross to the GUI
 thread and are never mutated there.  Nothing here imports Qt.
@@ -16,61 +11,12 @@ thread and are never mutated there.  Nothing here imports Qt.
 
 from __future__ import annotations
 
-import os
-import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Union
+from typing import Any
 
 import numpy as np
 
-Progress = Callable[[Any], None]
-
-# the kinds of job (latest wins within a kind)
-ANALYSIS, MODEL, DOWNLOAD = "analysis", "model", "download"
-MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induction", "kvbench", "kv-stability", "tour-fact"
-MASK_REPORT, KNOCKOUT, RANK_HEADS = "mask-report", "knockout", "rank-heads"
-EXPORT_FILE = "export-file"  # one kind per file (``file_export_kind``): a second export never drops the first
-
-
-class Cancelled(Exception):
-    """A job noticed its cancel event and stopped (it has no result)."""
-
-
-#: what the core's long computations accept as ``cancel``: an event, or a callable saying "stop"
-Cancel = Union[Callable[[], bool], threading.Event, None]
-
-
-def cancel_check(cancel: Cancel) -> Callable[[], bool]:
-    """``cancel`` as a callable that says whether to stop."""
-    if cancel is None:
-        return lambda: False
-    if isinstance(cancel, threading.Event) or hasattr(cancel, "is_set"):
-        return cancel.is_set  # type: ignore[union-attr]
-    if callable(cancel):
-        return cancel
-    raise TypeError("cancel must be a callable returning bool or a threading.Event")
-
-
-def raise_if_cancelled(cancel: threading.Event | None) -> None:
-    if cancel is not None and cancel.is_set():
-        raise Cancelled()
-
-
-def model_serial(model: Any) -> int:
-    """The loaded model's serial (``LoadedModel.serial``): unlike ``id()``, never reused by a
-    later model, so a result can't be mistaken for a newer model's."""
-    return int(getattr(model, "serial", 0))
-
-
-def text_key(state: Any) -> tuple:
-    """(model serial, token ids): what every result computed from a state's text depends on."""
-    return (model_serial(state.model), tuple(state.ids))
-
-
-def edit_key(state: Any) -> tuple:
-    """:func:`text_key` plus the shown layer and the leakage edit (position, replacement)."""
-    return text_key(state) + (state.layer, state.position, state.replacement_id)
-
+from .job_protocol import Cancelled, raise_if_cancelled, throttled
 
 # ---------------------------------------------------------------------------- models
 def load_model_job(spec: str, *, cancel=None, progress=None):
@@ -117,7 +63,7 @@ class ModeDetail:
 
 @dataclass(frozen=True)
 class MaskModes:
-    """The five mask modes measured on one state (``key``: :func:`edit_key` of it)."""
+    """The five mask modes measured on one state (``key``: :func:`~attention_lab.core.job_protocol.edit_key` of it)."""
 
     key: tuple
     layer: int
@@ -206,12 +152,6 @@ def kv_stability_job(lens, ids: list[int], *, cancel=None, progress=None):
     return kv_stability(lens, ids)
 
 
-def file_export_kind(path: Any) -> str:
-    """The worker's kind for writing ``path`` (a table or a picture): exports to two files both get
-    written; a newer export to the same file replaces the older one's."""
-    return f"{EXPORT_FILE}:{os.fspath(path)}"
-
-
 def export_csv_job(path: Any, header: list, rows: Any, *, cancel=None, progress=None):
     """Write a panel's table (``header``, ``rows``: plain numbers and texts, or a
     :class:`~attention_lab.core.csv_table.ColumnRows`) to ``path`` as CSV; returns the path written."""
@@ -227,44 +167,7 @@ def export_png_job(path: Any, rgba: Any, *, cancel=None, progress=None):
     return write_png(path, rgba, check=lambda: raise_if_cancelled(cancel))
 
 
-def throttled(progress: Progress | None, interval: float = 0.1) -> Callable[[int, int], None] | None:
-    """``progress((done, total))`` at most every ``interval`` seconds, and always at the end: a
-    long job's reports each cost the GUI thread a queued call and a redraw."""
-    if progress is None:
-        return None
-    import time
-
-    last = [float("-inf")]
-
-    def report(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done >= total or now - last[0] >= interval:
-            last[0] = now
-            progress((int(done), int(total)))
-
-    return report
-
-
 # ---------------------------------------------------------------------------- mask designer
-def mask_key(spec: Any) -> tuple:
-    """What a result computed under ``spec`` (a core.masks.MaskSpec) depends on: its
-    description, and for a custom grid its cells."""
-    cells = None if getattr(spec, "matrix", None) is None else spec.matrix.bool().numpy().tobytes()
-    return (str(spec), cells)
-
-
-def mask_report_key(state: Any, spec: Any) -> tuple:
-    """The key of the designer's verdicts for ``spec`` on ``state``'s text."""
-    return text_key(state) + (mask_key(spec),)
-
-
-def state_mask_key(state: Any) -> tuple:
-    """The mask a state's analysis ran under: its description and its allowed cells."""
-    allowed = state.extras.get("allowed")
-    cells = None if allowed is None else allowed.numpy().tobytes()
-    return (state.extras.get("mask_spec", "causal"), cells)
-
-
 def mask_report_job(lens, tokenizer, ids: list[int], spec, *, cancel=None, progress=None):
     """core.masks.mask_report of ``spec`` on ``ids`` (a custom grid fitted to the text, a
     documents separator resolved with ``tokenizer``); ``progress((done, total))`` per batch

@@ -35,7 +35,7 @@ from typing import Iterator, Literal, Sequence
 
 import torch
 
-from .jobs import Cancel, Cancelled, cancel_check
+from .job_protocol import Cancel, Cancelled, cancel_check
 from .lens import GPT2Lens, KVCache
 from .numbers import localised, number
 

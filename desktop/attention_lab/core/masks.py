@@ -38,7 +38,7 @@ from typing import Callable, Sequence
 import torch
 
 from .analysis import next_token_candidates, relative_change
-from .jobs import Cancel, Cancelled, cancel_check
+from .job_protocol import Cancel, Cancelled, cancel_check
 from .lens import GPT2Lens
 
 Tensor = torch.Tensor

@@ -1,9 +1,9 @@
 """The English text of the core's failures a learner meets, by key.
 
 Core stays Qt-free and English (the CLI prints ``str(err)``); a failure that carries a ``key`` and its
-``values`` lets the window say the same thing in the interface's language: ``ui/strings/core_messages.py``
-registers ``core.<key>`` in English (this text) and Portuguese, and ``tests/ui/test_core_messages.py``
-checks every key here has both.
+``values`` lets the window say the same thing in the interface's language: the window's string
+tables register ``core.<key>`` in English (this text) and Portuguese, and the suite checks that
+every key here has both.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ ENGLISH = {
 def os_error(exc: OSError) -> dict[str, str]:
     """The values of a failure an OS error caused: ``reason``, the OS's English text (what the CLI
     prints), and ``errno``, its name (ENOENT, EACCES…), by which the window says the common ones
-    in its own language (``ui/strings/core_messages.message_values``)."""
+    in its own language."""
     lines = str(exc).strip().splitlines()
     reason = exc.strerror or (lines[0] if lines else type(exc).__name__)
     return {"reason": reason, "errno": _errno.errorcode.get(exc.errno, "") if isinstance(exc.errno, int) else ""}

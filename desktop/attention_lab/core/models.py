@@ -31,7 +31,7 @@ from typing import Iterable
 from . import messages, paths
 # the same lists decide what a download fetches (hub_fetch imports neither torch nor this module)
 from .hub_fetch import INDEX as INDEX_NAME, OTHER_WEIGHT_SUFFIXES, PICKLE_SUFFIXES
-from .jobs import Cancelled
+from .job_protocol import Cancelled
 from .lens import GPT2Config, GPT2Lens, weights_from_state_dict
 from .tokens import Tokenizer, TokenizerError
 

@@ -1,7 +1,7 @@
 """Numbers inside core's sentences, written the way the sentence's language writes them.
 
 English 0.918 and 2,304; Brazilian Portuguese 0,918 and 2.304 (an English "2,304" reads as two
-point three to a Brazilian).  The app's views format through ``ui/number_format.py`` (QLocale);
+point three to a Brazilian).  The window's views format through Qt's QLocale;
 core's texts (the roles' "where" sentences, the KV benchmark's words) are also printed by the
 Qt-free command-line lab, so they format here, with the same result for these two languages.
 """

@@ -5,7 +5,7 @@
 into an :class:`~attention_lab.core.analysis_state.AnalysisState`: tokens, attentions of the shown
 layer with and without the mask, the leakage diff, the head portraits of every layer, the
 shape table and the model's top-k predictions.  It checks the cancel event between steps
-so a superseded request stops early (:class:`~attention_lab.core.jobs.Cancelled`).
+so a superseded request stops early (:class:`~attention_lab.core.job_protocol.Cancelled`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Callable
 import torch
 
 from attention_lab.core.analysis_state import AnalysisState
-from attention_lab.core.jobs import raise_if_cancelled
+from attention_lab.core.job_protocol import raise_if_cancelled
 from attention_lab.core.lens import ShapeRow
 from attention_lab.core.pooling import PREVIEW_PIXELS, previews
 

@@ -10,8 +10,8 @@ argues in prose placed where they fit: "why −∞ and not zero" right after the
   :class:`Fact` (a template key plus its numbers), so the UI words it in the current
   language.  Nothing is canned: every number comes from a forward pass of the lens.
 
-No Qt here: the UI runs :func:`compute_fact` on its worker (``core.jobs.tour_fact_job``, asked for
-by ``ui.tour`` through the session).
+No Qt here: the app runs :func:`compute_fact` on its worker thread (``core.jobs.tour_fact_job``,
+asked for by the window's tour through its session).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import torch
 
 from . import analysis, roles
 from .budget import budget_rows, default_query
-from .jobs import Cancelled
+from .job_protocol import Cancelled
 from .kvbench import CLEAR_SPEEDUP, cache_size_bytes
 from .lens import GPT2Config, GPT2Lens, GPT2Weights, MaskMode
 

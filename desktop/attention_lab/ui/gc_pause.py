@@ -11,7 +11,7 @@ Two tiers keep that number small where it matters:
   panels (and a closed window's, until it is collected).  When a new window or model draws
   its first analysis, :func:`collect_on_switch` collects once: the previous one's reference
   cycles (a closed window, a dropped model) are freed and the C heap handed back.  In a soak
-  of model loads and new windows (:mod:`attention_lab.ui.gc_timing`, 2 busy cores) such a
+  of model loads and new windows (:mod:`attention_lab.devtools.gc_timing`, 2 busy cores) such a
   collection took 3-35 ms of GUI-thread CPU, most of it freeing the closed window; the whole
   switch with the heap's trim a median 41 ms, where the thaw-and-collect below took 140 ms.
 

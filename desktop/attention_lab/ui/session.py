@@ -12,7 +12,7 @@ Every other kind of work (mask modes, induction scores, the KV benchmark, K/V st
 tour facts) is a method here too: a panel emits an intent, :mod:`attention_lab.ui.wiring`
 calls the method, the job function from :mod:`attention_lab.core.jobs` runs on the
 worker, and the result comes back on a typed signal with the key it was asked for
-(:func:`~attention_lab.core.jobs.text_key` / :func:`~attention_lab.core.jobs.edit_key`:
+(:func:`~attention_lab.core.job_protocol.text_key` / :func:`~attention_lab.core.job_protocol.edit_key`:
 the model's serial plus the inputs), so a view can tell a stale result from its own.
 Latest wins per kind (the worker drops or cancels a superseded job); failures of these
 jobs arrive on :attr:`job_failed` as (kind, key, message, details).
@@ -25,22 +25,10 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from attention_lab.core import jobs
-from attention_lab.core.jobs import (
-    ANALYSIS,
-    DOWNLOAD,
-    INDUCTION,
-    KV_BENCH,
-    KNOCKOUT,
-    KV_STABILITY,
-    MASK_MODES,
-    MASK_REPORT,
-    MODEL,
-    RANK_HEADS,
-    TOUR_FACT,
-    edit_key,
-    model_serial,
-    text_key,
+from attention_lab.core import job_protocol, jobs
+from attention_lab.core.job_protocol import (
+    ANALYSIS, DOWNLOAD, INDUCTION, KNOCKOUT, KV_BENCH, KV_STABILITY, MASK_MODES, MASK_REPORT, MODEL, RANK_HEADS,
+    TOUR_FACT, edit_key, model_serial, text_key,
 )
 from attention_lab.core.models import ModelLoadError
 from attention_lab.core.pipeline import AnalysisRequest, EmptyTextError, compute_analysis
@@ -197,7 +185,7 @@ class Session(QObject):
         """The mask the analysis runs under (a core.masks.MaskSpec; None or causal: GPT-2's)."""
         if spec is not None and spec.kind == "causal":
             spec = None
-        if jobs.mask_key(spec) == jobs.mask_key(self.mask):
+        if job_protocol.mask_key(spec) == job_protocol.mask_key(self.mask):
             return
         self.mask = spec
         self.analysis_mask_changed.emit(self.mask, self.knockout)
@@ -459,7 +447,7 @@ class Session(QObject):
     def measure_mask_report(self, state, spec) -> tuple:
         """The designer's verdicts for ``spec`` on ``state``'s text (reach, measured influence,
         K/V stability) → :attr:`mask_report_ready`; returns the key."""
-        key = jobs.mask_report_key(state, spec)
+        key = job_protocol.mask_report_key(state, spec)
         self._submit(MASK_REPORT, key, jobs.mask_report_job, state.model.lens, state.model.tokenizer,
                      list(state.ids), spec, on_result=lambda report: self.mask_report_ready.emit(key, report),
                      on_progress=lambda p: self.mask_report_progress.emit(*p))
@@ -469,7 +457,7 @@ class Session(QObject):
         """Next-token top-5 at ``position`` and the text's loss with ``heads`` knocked out →
         :attr:`knockout_ready`; under the analysis's mask."""
         heads = tuple(sorted((int(a), int(b)) for a, b in heads))
-        key = text_key(state) + (heads, str(mode), int(position), jobs.state_mask_key(state))
+        key = text_key(state) + (heads, str(mode), int(position), job_protocol.state_mask_key(state))
         self._submit(KNOCKOUT, key, jobs.knockout_job, state.model.lens, list(state.ids), heads, str(mode),
                      int(position), state.extras.get("allowed"),
                      on_result=lambda result: self.knockout_ready.emit(key, result))
@@ -478,7 +466,7 @@ class Session(QObject):
     def rank_heads(self, state, mode: str) -> tuple:
         """Knock every head out alone on ``state``'s text: :attr:`ranking_progress` while it runs,
         then :attr:`ranking_ready` (or :attr:`ranking_cancelled`)."""
-        key = text_key(state) + (str(mode), jobs.state_mask_key(state))
+        key = text_key(state) + (str(mode), job_protocol.state_mask_key(state))
         self._rank_job = self._submit(
             RANK_HEADS, key, jobs.rank_heads_job, state.model.lens, list(state.ids), str(mode),
             state.extras.get("allowed"),
@@ -502,13 +490,13 @@ class Session(QObject):
         a read-only folder, a full disk).  Exports to different files are separate kinds, so a
         second one never drops the first."""
         if not self.worker.is_shut_down:
-            self.worker.submit(jobs.file_export_kind(path), jobs.export_csv_job, path, list(header), rows,
+            self.worker.submit(job_protocol.file_export_kind(path), jobs.export_csv_job, path, list(header), rows,
                                **self._export_callbacks(path))
 
     def export_png(self, path, rgba) -> None:
         """Encode a plot's painted pixels as a PNG and write it to ``path`` on the worker, as :meth:`export_csv`."""
         if not self.worker.is_shut_down:
-            self.worker.submit(jobs.file_export_kind(path), jobs.export_png_job, path, rgba, **self._export_callbacks(path))
+            self.worker.submit(job_protocol.file_export_kind(path), jobs.export_png_job, path, rgba, **self._export_callbacks(path))
 
     def _export_callbacks(self, path) -> dict:
         return {"on_result": self.file_exported.emit,

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.core.jobs import TOUR_FACT, text_key
+from attention_lab.core.job_protocol import TOUR_FACT, text_key
 from attention_lab.core.lens import MaskMode
 from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence

@@ -14,7 +14,7 @@ job functions live in :mod:`attention_lab.core.jobs` and :mod:`attention_lab.cor
   :meth:`InferenceWorker.shutdown`: ``on_result(result)``, ``on_error(exc, details)``
   (``details``: the formatted traceback), ``on_progress(payload)``, ``on_cancelled()``
   (after an explicit ``job.cancel()`` or ``worker.cancel(kind)``, not when superseded).
-* ``fn`` stops early by returning, or raising :class:`~attention_lab.core.jobs.Cancelled`
+* ``fn`` stops early by returning, or raising :class:`~attention_lab.core.job_protocol.Cancelled`
   (or a subclass), once ``cancel`` is set; a cancelled job never delivers ``on_result``.
 
 Why a plain Python thread and not a QThread: the work is torch (which releases the GIL),
@@ -37,7 +37,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from attention_lab.core.heap import KEPT_HEAP
-from attention_lab.core.jobs import Cancelled
+from attention_lab.core.job_protocol import Cancelled
 
 
 def _leave_a_core_for_the_gui() -> None:

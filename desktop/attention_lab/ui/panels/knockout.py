@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.core.ablation import TOP_K
-from attention_lab.core.jobs import KNOCKOUT, RANK_HEADS, state_mask_key, text_key
+from attention_lab.core.job_protocol import KNOCKOUT, RANK_HEADS, state_mask_key, text_key
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage

@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.core import kvbench
-from attention_lab.core.jobs import KV_BENCH, KV_STABILITY, text_key
+from attention_lab.core.job_protocol import KV_BENCH, KV_STABILITY, text_key
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import fixed, integer, significant, trimmed

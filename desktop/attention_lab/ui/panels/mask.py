@@ -35,7 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.core.jobs import MASK_MODES, MaskModes, ModeDetail, edit_key
+from attention_lab.core.jobs import MaskModes, ModeDetail
+
+from attention_lab.core.job_protocol import MASK_MODES, edit_key
 from attention_lab.core.lens import MaskMode, future_mask
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.qt_compat import call_later

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.core.jobs import MASK_REPORT, mask_report_key
+from attention_lab.core.job_protocol import MASK_REPORT, mask_report_key
 from attention_lab.core.masks import MASK_KINDS, MaskSpec, allowed_for_text, custom_mask, fit_custom, measured_cells
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel

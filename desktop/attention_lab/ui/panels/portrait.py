@@ -40,7 +40,8 @@ from attention_lab.ui.number_format import fixed
 from attention_lab.ui.strings import portrait as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.core.jobs import INDUCTION, InductionScores, model_serial
+from attention_lab.core.jobs import InductionScores
+from attention_lab.core.job_protocol import INDUCTION, model_serial
 from attention_lab.ui.panels.panel_kit import (
     TextPool,
     grouped_point_labels,

@@ -1,16 +1,16 @@
 """Soak run: a learner clicking around the real window for N minutes, memory and stalls sampled.
 
-    python -m attention_lab.ui.soak --minutes 30 --out soak-report/
+    python -m attention_lab.devtools.soak --minutes 30 --out soak-report/
 
 Opens the main window (offscreen when there is no display) on the bundled demo model and
-performs random learner actions from :data:`attention_lab.ui.learner_driver.ACTIONS`
+performs random learner actions from :data:`attention_lab.devtools.learner_driver.ACTIONS`
 (the ones the stateful test draws from, with a seeded ``random.Random``), letting the
-window settle after each and checking it with :mod:`attention_lab.ui.learner_checks`.
+window settle after each and checking it with :mod:`attention_lab.devtools.learner_checks`.
 Every ``--sample-s`` seconds it records the resident memory (``VmRSS``; with glibc also what
 the C heap holds: in use, freed but kept, large blocks mapped: ``core.heap.heap_usage_mb``,
 to tell a leak from memory glibc keeps) and the longest
 stall of the GUI thread since the last sample (the longest gap between the beats of a
-5 ms timer: :class:`attention_lab.ui.perf_probe.Heartbeat`).
+5 ms timer: :class:`attention_lab.devtools.perf_probe.Heartbeat`).
 
 Each window is opened as the app opens one (its tabs' panels built in idle time:
 :mod:`attention_lab.ui.idle_build`).  A new window's construction ("quit and start again")
@@ -18,7 +18,7 @@ is start-up, which the bench's start-up row measures: its stalls are recorded ap
 (``startup_actions``, ``max_startup_stall_ms``), never hidden and never mixed with the stalls
 of a running window (``slowest_actions``, ``max_stall_ms``: issue 18's goal of none over
 100 ms).  Every action's longest stall over ``TRACE_MS`` is put down to the handler that held
-the GUI thread and where its time went (:mod:`attention_lab.ui.stall_trace`), with the GUI
+the GUI thread and where its time went (:mod:`attention_lab.devtools.stall_trace`), with the GUI
 thread's CPU time in it: a stall mostly off the CPU is a busy machine, not the app.
 
 It writes ``soak.json`` (samples, summary, the first problems found) and ``soak.png``
@@ -85,7 +85,7 @@ SOAK_SCREEN = SCREENS["desktop"]  # the largest
 def screen_sizes(screen: str) -> tuple[tuple[int, int], ...]:
     """The window sizes the learner resizes to on ``screen`` (a key of :data:`SCREENS`), the first the
     start size (``learner_driver``: imported here, after torch, as :func:`main` imports the app)."""
-    from attention_lab.ui.learner_driver import LAPTOP_SIZES, SIZES
+    from attention_lab.devtools.learner_driver import LAPTOP_SIZES, SIZES
 
     return {"laptop": LAPTOP_SIZES, "desktop": SIZES}[screen]
 DRIFT_WINDOW = 5  # samples averaged (median) at each end of the drift
@@ -345,7 +345,7 @@ def plot(samples: list[dict], path: Path, title: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m attention_lab.ui.soak", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m attention_lab.devtools.soak", description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, required=True, help="how long to click around")
     parser.add_argument("--out", default="soak-report", help="folder for soak.json and soak.png")
     parser.add_argument("--model", default="demo", help="the model to start with (default: the bundled demo)")
@@ -382,11 +382,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from attention_lab.ui import gc_pause, number_format
     from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.launch import teardown
-    from attention_lab.ui.learner_checks import FaultTrap, window_problems
-    from attention_lab.ui.learner_driver import ACTIONS, LearnerDriver, resize_choices
+    from attention_lab.devtools.learner_checks import FaultTrap, window_problems
+    from attention_lab.devtools.learner_driver import ACTIONS, LearnerDriver, resize_choices
     from attention_lab.ui.main_window import MainWindow
-    from attention_lab.ui.perf_probe import Heartbeat
-    from attention_lab.ui.stall_trace import StallTracer
+    from attention_lab.devtools.perf_probe import Heartbeat
+    from attention_lab.devtools.stall_trace import StallTracer
 
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
     number_format.localize_axis_ticks()

@@ -1,12 +1,12 @@
 """Drive the real main window the way a learner does: the one place that knows how.
 
 Used by the stateful test (``tests/ui/test_learner_fuzz.py``) and the soak run
-(:mod:`attention_lab.ui.soak`).  Every action goes through the widgets a learner touches
+(:mod:`attention_lab.devtools.soak`).  Every action goes through the widgets a learner touches
 (QTest key presses and mouse clicks on the text field, the chips, the guesses, the radio
 buttons and push buttons; the View / Language / Help actions), except where Qt would open
 a native file dialog (export, open folder): those call the window's own method with the
 path a learner would have picked.  When the window's structure changes, this module (and
-:mod:`attention_lab.ui.learner_checks`, which reads the window) is what adapts.
+:mod:`attention_lab.devtools.learner_checks`, which reads the window) is what adapts.
 
 :class:`LearnerDriver` also keeps what the learner asked for (the text field's content,
 the KV panel's "new tokens", the mask mode, the model that should be loaded) so the checks

@@ -30,8 +30,8 @@ from typing import Callable
 
 #: frames of these modules are the probe itself (its event loops), never a handler; the learner
 #: driver plays the learner in the soak (its clicks and its settling loop stand for the event loop's)
-PROBE_MODULES = ("attention_lab.ui.perf_probe", "attention_lab.ui.stall_trace", "attention_lab.ui.soak",
-                 "attention_lab.ui.learner_driver")
+PROBE_MODULES = ("attention_lab.devtools.perf_probe", "attention_lab.devtools.stall_trace", "attention_lab.devtools.soak",
+                 "attention_lab.devtools.learner_driver")
 #: a handler is the first frame of these packages under the probe's event loop
 APP_PACKAGES = ("attention_lab", "pyqtgraph")
 QT_ONLY = "Qt C++ (layout, painting or events with no Python handler)"
@@ -165,7 +165,7 @@ def parse_dump(text: str, thread_id: int) -> list[str] | None:
 
 def module_of(path: str) -> str:
     """The dotted module a source path holds, from the app's or pyqtgraph's package folder on
-    (``.../attention_lab/ui/soak.py`` → ``attention_lab.ui.soak``); other files keep their path."""
+    (``.../attention_lab/devtools/soak.py`` → ``attention_lab.devtools.soak``); other files keep their path."""
     parts = path.replace("\\", "/").split("/")
     for i in range(len(parts) - 1, -1, -1):
         if parts[i] in APP_PACKAGES:

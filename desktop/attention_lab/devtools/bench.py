@@ -1,9 +1,9 @@
-"""``attention-lab bench``: how fast the app is, next to what a learner would otherwise use.
+"""``python -m attention_lab.devtools.bench``: how fast the app is, next to what a learner would otherwise use.
 
 Every figure is measured side by side in one run: the two contenders alternate (A B, then
 B A, …), each is timed at least ``--reps`` times after a warm-up (fast pairs more often, up
 to 25 runs or ~4 s), and the table quotes the ratio of the medians with a verdict against
-the goal of issue 6.  Absolute times are in
+the app's speed goal.  Absolute times are in
 the JSON (``--json``) but mean little: machines differ and are noisy; ratios travel.
 
 Rows (``id`` in the JSON):
@@ -19,7 +19,7 @@ Rows (``id`` in the JSON):
 - ``startup``: ``attention-lab --smoke-test`` (the first view) vs importing torch and Qt's widgets;
   ``startup_all_panels`` (reported): the same with ``--all-panels``;
 - ``gui_stall_edit`` / ``gui_stall_first_open`` / ``gui_stall_kvbench`` / ``gui_stall_long_text``:
-  the longest event-loop stall of the real window (:mod:`attention_lab.ui.perf_probe`, run as a
+  the longest event-loop stall of the real window (:mod:`attention_lab.devtools.perf_probe`, run as a
   separate process three times: the median of each run's worst, with min and max, and the
   handlers that held the GUI thread in stalls over 33 ms);
 - ``peak_memory_32`` / ``peak_memory_1024``: peak RSS of one analysis vs the weights' size.
@@ -44,10 +44,10 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from . import fast_paths, kvbench, machine
-from .checkpoints import GPT2_SMALL_SHAPES, make_random_checkpoint
-from .kvbench import run_kv_benchmark
-from .lens import GPT2Lens
+from attention_lab.core import fast_paths, kvbench, machine
+from attention_lab.core.checkpoints import GPT2_SMALL_SHAPES, make_random_checkpoint
+from attention_lab.core.kvbench import run_kv_benchmark
+from attention_lab.core.lens import GPT2Lens
 
 DESKTOP_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds the attention_lab package
 GPT2_SMALL_LABEL = "gpt2-small-shaped (random weights)"
@@ -387,7 +387,7 @@ def bench_head_ranking(bm: BenchModel, s: Settings) -> Row:
     analysis of that text per head -- the analysis's own pass, one lens forward returning the
     logits and every layer's attention, timed alternately with the ranking and multiplied by
     L × H (the app's analysis does more than this pass, so the ratio errs on our side)."""
-    from .ablation import run_rank_heads  # the knockout module, only for this row
+    from attention_lab.core.ablation import run_rank_heads  # the knockout module, only for this row
 
     lens = bm.model.lens
     cfg = lens.config
@@ -422,7 +422,7 @@ def _gui_available() -> str | None:
     if getattr(sys, "frozen", False):
         return "not measured from a frozen build (run the bench from the sources)"
     ui = DESKTOP_ROOT / "attention_lab" / "ui"
-    for needed in ("launch.py", "main_window.py", "import_baseline.py"):
+    for needed in ("launch.py", "main_window.py"):
         if not (ui / needed).is_file():
             return f"the desktop app isn't there yet (attention_lab/ui/{needed} is missing)"
     return None
@@ -442,7 +442,7 @@ def bench_startup(spec: str | None, label: str, s: Settings) -> list[Row]:
         return [first, every]
     smoke = [sys.executable, "-m", "attention_lab", "--smoke-test"] + (["--model", spec] if spec else [])
     # the yardstick: a script whose only lines import torch and Qt's widgets
-    baseline = [sys.executable, str(DESKTOP_ROOT / "attention_lab" / "ui" / "import_baseline.py")]
+    baseline = [sys.executable, str(Path(__file__).with_name("import_baseline.py"))]
     for row, cmd, goal_max, note in (
         (first, smoke, 1.5, "window, model, one full analysis, the panels in sight drawn, painted and checked"),
         (every, smoke + ["--all-panels"], None, "the same, plus the four panels behind tabs built, drawn and checked"),
@@ -521,13 +521,12 @@ def bench_gui_stalls(spec: str | None, label: str, s: Settings, phases: Sequence
     thread longest in stalls over 33 ms."""
     wanted = [w for w in STALL_ROWS if phases is None or w[1] in phases]
     rows = [Row(row_id, label, figure, "—", f"≤ {goal:.0f} ms", unit="ms") for row_id, _, figure, goal in wanted]
-    why = _gui_available() or (None if (DESKTOP_ROOT / "attention_lab" / "ui" / "perf_probe.py").is_file()
-                               else "the stall probe (attention_lab/ui/perf_probe.py) is missing")
+    why = _gui_available()
     if why:
         for row in rows:
             row.note = why
         return rows
-    cmd = [sys.executable, "-m", "attention_lab.ui.perf_probe", "--reps", str(min(s.reps, 5)),
+    cmd = [sys.executable, "-m", "attention_lab.devtools.perf_probe", "--reps", str(min(s.reps, 5)),
            "--phases", ",".join(key for _, key, _, _ in wanted)]
     if spec:
         cmd += ["--model", spec]
@@ -643,7 +642,7 @@ def bench_memory(bm: BenchModel, s: Settings) -> list[Row]:
 
 # ---------------------------------------------------------------------------- models
 def _load_models(specs: Sequence[str] | None, workdir: Path, s: Settings) -> tuple[list[BenchModel], list[str]]:
-    from .models import ModelLoadError, load_model
+    from attention_lab.core.models import ModelLoadError, load_model
 
     models: list[BenchModel] = []
     notes: list[str] = []
@@ -784,14 +783,51 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings(reps=reps, quick=args.quick, threads=args.threads, skip=frozenset(args.skip), progress=progress)
 
 
-def main(args: argparse.Namespace) -> int:
-    """Run the bench for ``args`` parsed by ``attention-lab bench`` (see :mod:`attention_lab.app`):
-    ``model`` (list or None), ``json``, ``reps``, ``quick``, ``threads``, ``skip``."""
-    settings = settings_from_args(args)
-    report = run_bench(args.model, settings)
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line on stderr and exit code 2 (argparse adds the usage)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m attention_lab.devtools.bench",
+        description="Side-by-side timings (alternating runs, medians), ratios and verdicts: forward with "
+        "attentions, the edit update, cached generation, the KV cache, start-up, GUI stalls, peak memory.",
+    )
+    parser.add_argument("--model", metavar="SPEC", action="append", default=None,
+                        help="bench this model (repeatable) instead of the demo model and a "
+                             "GPT-2-small-shaped checkpoint with random weights")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.add_argument("--reps", type=int, default=None, help="timed runs per contender (default 5; --quick: 2)")
+    parser.add_argument("--quick", action="store_true", help="short inputs, few runs: a check that it works")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    parser.add_argument("--skip", action="append", default=[], choices=ROW_GROUPS, metavar="GROUP",
+                        help=f"leave out a group of rows (repeatable): {', '.join(ROW_GROUPS)}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the bench: the table, or one JSON object with ``--json``.
+    Exit codes: 0 done; 2 a bad option (one line on stderr)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from attention_lab.core.models import ModelLoadError
+
+    try:
+        settings = settings_from_args(args)
+        report = run_bench(args.model, settings)
+    except (BenchError, ModelLoadError) as exc:
+        print(f"{parser.prog}: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(render_text(report) + "\n")
     sys.stdout.flush()
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

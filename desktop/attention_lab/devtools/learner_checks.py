@@ -7,7 +7,7 @@ reads the settled window and lists where it disagrees with the learner's inputs:
 in sight showing an older analysis, controls that don't follow the text, a busy worker,
 the wrong model, a tour that kept its own settings.  Shared by the stateful test and the
 soak; it reads the window's internals in one place so a restructured UI changes only this
-module and :mod:`attention_lab.ui.learner_driver`.
+module and :mod:`attention_lab.devtools.learner_driver`.
 """
 
 from __future__ import annotations

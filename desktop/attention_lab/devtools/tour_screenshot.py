@@ -1,6 +1,6 @@
 """A screenshot of the window with the Lab tour open on one step, once its fact is measured.
 
-``python -m attention_lab.ui.tour_screenshot FILE [--model SPEC] [--lang en|pt_BR]
+``python -m attention_lab.devtools.tour_screenshot FILE [--model SPEC] [--lang en|pt_BR]
 [--step N|KEY] [--benchmark] [--size 1600x1000]``
 
 ``attention-lab --screenshot`` grabs the window as soon as the first analysis lands; the
@@ -33,7 +33,7 @@ def _wait(app, predicate, timeout_s: float) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m attention_lab.ui.tour_screenshot")
+    parser = argparse.ArgumentParser(prog="python -m attention_lab.devtools.tour_screenshot")
     parser.add_argument("file")
     parser.add_argument("--model", default=None)
     parser.add_argument("--lang", choices=("en", "pt_BR"), default="en")

@@ -1,6 +1,6 @@
 """How long the GUI thread stalls while the real window works (run by ``attention-lab bench``).
 
-``python -m attention_lab.ui.perf_probe [--model SPEC] [--reps N] [--kv-tokens N]`` opens
+``python -m attention_lab.devtools.perf_probe [--model SPEC] [--reps N] [--kv-tokens N]`` opens
 the main window offscreen, waits for its first analysis, then starts a heartbeat: a
 ``QTimer`` firing every few milliseconds on the GUI thread.  Any gap between two beats
 longer than the interval is time the event loop could not run (input, paints, hover).
@@ -17,7 +17,7 @@ The probe records the longest gap while
 With each phase it reports the longest ``show_state`` of every panel (``show_state_ms``):
 the GUI-thread work a new analysis costs, view by view; and ``stalls``: every stall over
 ``--trace-ms`` (33 ms: two frames at 60 Hz) with the handler that held the GUI thread and
-where its time went (:mod:`attention_lab.ui.stall_trace`), so a regression names its cause.
+where its time went (:mod:`attention_lab.devtools.stall_trace`), so a regression names its cause.
 
 It prints one JSON line on stdout; exit 1 when the window never produced an analysis.
 """
@@ -196,7 +196,7 @@ def _hover_stall(beat: Heartbeat, window, moves: int = 60, every_ms: int = 15) -
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="attention_lab.ui.perf_probe", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="attention_lab.devtools.perf_probe", description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None, help="model spec (default: the app's default)")
     parser.add_argument("--reps", type=int, default=3, help="edits / benchmark runs measured (default 3)")
     parser.add_argument("--kv-tokens", type=int, default=50, help="new tokens of the KV benchmark (default 50)")
@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         beat = Heartbeat(args.heartbeat_ms)
         tracer = None
         if args.trace_ms > 0:
-            from attention_lab.ui.stall_trace import StallTracer
+            from attention_lab.devtools.stall_trace import StallTracer
 
             tracer = StallTracer(last_beat=lambda: beat.last, threshold_ms=args.trace_ms)
             beat.on_gap = tracer.gap_ended

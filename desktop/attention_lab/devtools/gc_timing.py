@@ -1,6 +1,6 @@
 """The soak with every garbage collection timed: where the collector stalls the window (issue 18).
 
-``python -m attention_lab.ui.gc_timing SOAK-OPTIONS`` runs :mod:`attention_lab.ui.soak` with
+``python -m attention_lab.devtools.gc_timing SOAK-OPTIONS`` runs :mod:`attention_lab.devtools.soak` with
 the same options while ``gc.callbacks`` times each collection (the CPU time of the thread that
 ran it, which other processes on the machine do not inflate), and
 :func:`attention_lab.ui.gc_pause.collect_on_switch` times each collection it makes when a new
@@ -88,7 +88,7 @@ def time_switches(switches: list[float]):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from attention_lab.ui import soak
+    from attention_lab.devtools import soak
 
     timer = CollectionTimer().install()
     switches: list[float] = []
