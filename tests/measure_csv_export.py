@@ -15,7 +15,9 @@ from PySide6.QtCore import QTimer, QSettings
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 OUT = Path(tempfile.mkdtemp(prefix="csv-export-"))
+from attention_lab.ui import runtime
 from attention_lab.ui.main_window import MainWindow
+runtime.install_all()  # as the app does before its window (ui/launch.py)
 w = MainWindow(settings=QSettings(str(OUT / "settings.ini"), QSettings.Format.IniFormat), model_spec="demo")
 w.resize(1366, 768); w.show()
 def wait(pred, limit=120):

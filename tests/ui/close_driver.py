@@ -18,18 +18,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parents[1] / "desktop"), str(HERE.parent)]
 
-import attention_lab.ui  # noqa: E402,F401 -- the PySide6 refcount workaround first
-
 from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import attention_lab.ui.session as session_module  # noqa: E402
+from attention_lab.ui import runtime  # noqa: E402
 from attention_lab.ui.launch import teardown  # noqa: E402
 from attention_lab.ui.main_window import MainWindow  # noqa: E402
 
 
 def main(mode: str, model: str, settings_file: str) -> int:
     app = QApplication([sys.argv[0]])
+    runtime.install_all()  # as the app does before its window (ui/launch.py)
     window = MainWindow(settings=QSettings(settings_file, QSettings.Format.IniFormat), model_spec=model)
     window.show()
     inside = threading.Event()  # set by the worker thread once the job is under way

@@ -14,15 +14,15 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-import attention_lab.ui  # noqa: E402,F401 -- applies the PySide6 6.12 None-refcount workaround first
-
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
 
-from attention_lab.ui import number_format  # noqa: E402
+from attention_lab.ui import runtime  # noqa: E402
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
-number_format.localize_axis_ticks()  # as the app does in ui/launch.py
+# the workarounds as the app installs them (ui/launch.py), but for the freeze: the suite is one long
+# process whose GC tests freeze and thaw for themselves (test_gc_pause, test_window_memory)
+runtime.install_all(skip={"GC_FREEZE"})
 
 # A thread still running this long after a test has ended is a leak, not a slow join.
 THREAD_GRACE_MS = 3000

@@ -22,7 +22,7 @@ TIMEOUT_MS = 60_000
 
 
 def _window(qtbot, coalesced: bool):
-    scene_paints()  # the scenes made from now on are watched
+    assert scene_paints() is not None  # installed by the runtime (conftest): the scenes made from now on are watched
     window = QWidget()
     layout = QVBoxLayout(window)
     plots = [pg.PlotWidget(window) for _ in range(3)]

@@ -171,6 +171,20 @@ def give_back_free_heap() -> bool:
     return bool(_trim(0)) if _trim else False
 
 
+_trimming = False  # HEAP_TRIM: set at start-up (the app's runtime); off, the app never trims
+
+
+def install_heap_trim() -> None:
+    """Let the app trim: :func:`trimming` turns True (the worker's bound, a switch's trim)."""
+    global _trimming
+    _trimming = True
+
+
+def trimming() -> bool:
+    """Whether the app trims the heap (installed at start-up and not turned off)."""
+    return _trimming
+
+
 def kept_heap_bytes() -> int | None:
     """Bytes glibc keeps freed in its heaps (every arena), or None (no glibc 2.33+).  A trim does
     not lower it: the freed blocks stay on glibc's lists, only their pages go back."""

@@ -221,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from attention_lab.ui import gc_pause
+    from attention_lab.ui import runtime
     from attention_lab.ui.launch import _configure_plots, _wait_for_first_result, teardown
     from attention_lab.ui.docks import FIRST_VIEW_PANELS
     from attention_lab.ui.idle_build import install_idle_build
@@ -229,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     _configure_plots()
     app = QApplication.instance() or QApplication(["attention-lab-perf-probe"])
-    gc_pause.freeze_imports()  # as the app does before its window (ui.launch)
+    runtime.install_all()  # as the app does before its window (ui.launch)
     tmp = tempfile.TemporaryDirectory(prefix="attention-lab-probe-")
     settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
     window = None

@@ -378,8 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    import attention_lab.ui  # noqa: F401 -- the PySide6 workaround first
-    from attention_lab.ui import gc_pause, number_format
+    from attention_lab.ui import runtime
     from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.launch import teardown
     from attention_lab.devtools.learner_checks import FaultTrap, window_problems
@@ -389,7 +388,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from attention_lab.devtools.stall_trace import StallTracer
 
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
-    number_format.localize_axis_ticks()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     rng = random.Random(args.seed)
     sizes = screen_sizes(args.screen)
@@ -397,7 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     choices_by_action = {**ACTIONS, "resize": resize_choices(sizes)}
     models = soak_models(work, args.model)
     trap = FaultTrap().install()
-    gc_pause.freeze_imports()  # as the app does before its window (ui.launch)
+    runtime.install_all()  # as the app does before its window (ui.launch)
     opened: weakref.WeakSet = weakref.WeakSet()  # every window opened, while it lives (a closed one should not)
 
     def open_window(model_spec: str | None = None) -> MainWindow:

@@ -48,11 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from attention_lab.ui import launch
+    from attention_lab.ui import launch, runtime
 
     launch._configure_plots()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     from attention_lab.ui.main_window import MainWindow
+
+    runtime.install_all()  # as the app does before its window (ui.launch): the Portuguese ticks, the paints
 
     tmp = tempfile.TemporaryDirectory(prefix="attention-lab-tour-")
     settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)

@@ -1,5 +1,2 @@
-"""The desktop app (Qt).  Importing it applies :mod:`attention_lab.ui.qt_compat` first."""
-
-from attention_lab.ui.qt_compat import immortalize_none
-
-immortalize_none()
+"""The desktop app (Qt).  Importing it changes nothing process-wide: :func:`attention_lab.ui.runtime.install_all`
+installs the workarounds, once, at start-up."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import gc
 
-from attention_lab.core.heap import give_back_free_heap
+from attention_lab.core.heap import give_back_free_heap, trimming
 
 _imports_frozen = False
 _drawn_key: object = None  # the (window, model) whose first analysis was drawn last
@@ -37,7 +37,8 @@ _trim_due = False  # a switch collected since the heap was last handed back
 def freeze_imports() -> bool:
     """Freeze every object that exists now, once per process (True when it did).
 
-    Call it after the imports and before the first window: whatever is frozen is never
+    Installed by :func:`attention_lab.ui.runtime.install_all` (GC_FREEZE), which runs after the
+    imports and before the first window: whatever is frozen is never
     collected again, and a window frozen with its cycles would stay in memory after it closes.
     Frozen objects are still freed by reference counting.  Modules imported later (a panel's,
     when its tab is first built) stay in the collector's sight: a few thousand objects."""
@@ -66,6 +67,13 @@ def collect_on_switch(key: object) -> bool:
     return True
 
 
+def skip_last_collection() -> None:
+    """At exit: freeze what is in sight, so the interpreter's last collection walks nothing (the
+    process frees it all at once anyway); only with GC_FREEZE, as the rest of the two tiers."""
+    if _imports_frozen:
+        gc.freeze()
+
+
 def trim_after_switch() -> bool:
     """Hand the C heap's free pages back after a switch's collection (True when one was due).
 
@@ -75,5 +83,6 @@ def trim_after_switch() -> bool:
     if not _trim_due:
         return False
     _trim_due = False
-    give_back_free_heap()
+    if trimming():  # HEAP_TRIM, left out by the runtime when turned off
+        give_back_free_heap()
     return True

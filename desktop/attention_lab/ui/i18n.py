@@ -61,7 +61,7 @@ class _Translator(QObject):
         #: (a new QTranslator per switch stayed a child of this object for good, each with its
         #: 290 KB catalogue: issue 18's soak switched language ~275 times in 30 minutes)
         self._qt_words_loaded: dict[str, QTranslator | None] = {}
-        self._quiet = _QuietQtBroadcast(self)
+        self._quiet: _QuietQtBroadcast | None = None  # QUIET_LANGUAGE_CHANGE, set by the runtime
 
     def set_language(self, language: str) -> None:
         if language not in LANGUAGES:
@@ -78,6 +78,9 @@ class _Translator(QObject):
         missing (a bundle without them) Qt keeps its English, as before."""
         app = QCoreApplication.instance()
         if app is None:
+            return
+        if self._quiet is None:
+            self._swap_qt_words(app, language)
             return
         app.installEventFilter(self._quiet)  # (installTranslator sends its LanguageChange at once)
         try:
@@ -104,6 +107,13 @@ class _Translator(QObject):
 
 
 translator = _Translator()
+
+
+def install_quiet_language_change() -> None:
+    """Keep Qt's LanguageChange from the widgets on each switch (see :class:`_QuietQtBroadcast`); called
+    by :func:`attention_lab.ui.runtime.install_all` (QUIET_LANGUAGE_CHANGE)."""
+    if translator._quiet is None:
+        translator._quiet = _QuietQtBroadcast(translator)
 
 
 def tr(key: str, **fmt: object) -> str:

@@ -15,7 +15,6 @@ deleted and its deferred deletes processed before ``run_gui`` returns.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import tempfile
@@ -49,10 +48,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
 def _configure_plots() -> None:
     import pyqtgraph as pg
 
-    from attention_lab.ui import number_format
-
     pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, background="w", foreground="k")
-    number_format.localize_axis_ticks()
 
 
 def _wait_for_first_result(window, timeout_s: float) -> tuple[bool, list[str]]:
@@ -193,7 +189,7 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     app.setApplicationName("attention-lab")
     app.setApplicationDisplayName("Attention Lab")
 
-    from attention_lab.ui import crash_log, gc_pause
+    from attention_lab.ui import crash_log, gc_pause, runtime
     from attention_lab.ui.errors import install_excepthook
     from attention_lab.ui.idle_build import install_idle_build
     from attention_lab.ui.main_window import MainWindow
@@ -211,9 +207,9 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
     else:
         settings = None
 
-    # what the imports made never becomes garbage: out of the collector's sight before the
-    # window exists, so a collection walks only the window, its model and what they make
-    gc_pause.freeze_imports()
+    # the workarounds of library internals and the process-wide settings (docs/workarounds.md): after
+    # the imports (GC_FREEZE freezes what they made) and before the window (SCENE_PAINTS watches its scenes)
+    runtime.install_all()
     uncaught: list[str] = []
     window = None
     previous_hook = sys.excepthook
@@ -255,5 +251,5 @@ def run_gui(argv: Sequence[str] | None = None) -> int:
         crash.clean_exit()
     # The interpreter's last collection would walk what the imports' freeze left in sight (the
     # closed window's objects, the models); the process frees them all at once anyway.
-    gc.freeze()
+    gc_pause.skip_last_collection()
     return code

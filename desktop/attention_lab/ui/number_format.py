@@ -104,7 +104,8 @@ def _plain_integer(text: str) -> bool:
 def localize_axis_ticks() -> None:
     """Make every pyqtgraph axis write its tick numbers through :func:`tick_strings`.  Patched on the class
     (once, where the app configures pyqtgraph) rather than subclassed, because pyqtgraph builds the axes
-    of every ``PlotWidget``/``addPlot`` itself; an axis in log mode keeps pyqtgraph's own labels."""
+    of every ``PlotWidget``/``addPlot`` itself; an axis in log mode keeps pyqtgraph's own labels.  Called by
+    :func:`attention_lab.ui.runtime.install_all` (AXIS_TICKS) only."""
     import pyqtgraph as pg
 
     original = pg.AxisItem.tickStrings

@@ -41,6 +41,13 @@ from attention_lab.ui.qt_compat import call_later
 #: and painted again when it ends, as without the hold
 MAX_HOLD_MS = 400
 _RELAYOUT = (QEvent.Type.LayoutRequest, QEvent.Type.Resize)
+_installed = False  # PAINT_HOLD: set by the runtime at start-up; off, hold() does nothing
+
+
+def install_paint_hold() -> None:
+    """Let every window's :class:`PaintHold` hold; called by :func:`attention_lab.ui.runtime.install_all`."""
+    global _installed
+    _installed = True
 
 
 class PaintHold(QObject):
@@ -64,6 +71,8 @@ class PaintHold(QObject):
 
     def hold(self) -> None:
         """Stop painting the docks until the window's layout settles (a turn with no relayout)."""
+        if not _installed:
+            return
         if not self._held:
             # not on screen, or not painted at all (the fuzzer's window): no paint to spare
             if not self.window.isVisible() or not self.window.updatesEnabled():

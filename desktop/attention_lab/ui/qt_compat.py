@@ -1,4 +1,4 @@
-"""Work around two PySide6 6.12 reference-counting bugs.
+"""Work around two PySide6 6.12 reference-counting bugs (the first installed by :mod:`attention_lab.ui.runtime`).
 
 **Immortal singletons (Python 3.11).**
 
@@ -34,7 +34,10 @@ _applied = False
 
 
 def immortalize_none() -> bool:
-    """Apply the workaround once (Python < 3.12 only); True if it was applied now."""
+    """Apply the workaround once (Python < 3.12 only); True if it was applied now.
+
+    Installed by :func:`attention_lab.ui.runtime.install_all` (IMMORTAL_SINGLETONS), not on import: a
+    few references lost before it runs are harmless, the singletons' counts start in the thousands."""
     global _applied
     if _applied or sys.version_info >= (3, 12) or sys.implementation.name != "cpython":
         return False

@@ -23,7 +23,8 @@ painting the whole window); a layer step reaches the window as 8-9 paints instea
 
 pyqtgraph's ``GraphicsScene.__init__`` is wrapped so that every scene the app makes is watched
 (each plot widget makes its own, deep in pyqtgraph): a filter on the application instead would
-run Python for every event of every object.
+run Python for every event of every object.  :func:`install_scene_paints` does it, called by
+:func:`attention_lab.ui.runtime.install_all` (SCENE_PAINTS), never on import.
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ class ScenePaints(QObject):
 _paints: ScenePaints | None = None
 
 
-def scene_paints() -> ScenePaints:
-    """The process's one filter; pyqtgraph's scenes made from now on are watched by it."""
+def install_scene_paints() -> ScenePaints:
+    """Make the process's one filter and wrap pyqtgraph's ``GraphicsScene.__init__`` so that the scenes
+    made from now on are watched by it (once: a second call returns the same filter)."""
     global _paints
     if _paints is None:
         _paints = ScenePaints()
@@ -111,8 +113,14 @@ def scene_paints() -> ScenePaints:
     return _paints
 
 
-def paint_once_per_turn(window: QWidget) -> ScenePaints:
-    """Hold the update requests the scenes of ``window``'s views send it inside their calls."""
-    paints = scene_paints()
-    paints.watch_window(window)
-    return paints
+def scene_paints() -> ScenePaints | None:
+    """The process's one filter, or None when the runtime left it out (ATTENTION_LAB_NO_SCENE_PAINTS)."""
+    return _paints
+
+
+def paint_once_per_turn(window: QWidget) -> ScenePaints | None:
+    """Hold the update requests the scenes of ``window``'s views send it inside their calls (None: not
+    installed, Qt paints as it does)."""
+    if _paints is not None:
+        _paints.watch_window(window)
+    return _paints

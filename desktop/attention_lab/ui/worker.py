@@ -36,12 +36,23 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
-from attention_lab.core.heap import KEPT_HEAP
+from attention_lab.core.heap import KEPT_HEAP, trimming
 from attention_lab.core.job_protocol import Cancelled
+
+_torch_threads_installed = False  # TORCH_THREADS: set by the runtime at start-up
+
+
+def install_torch_threads() -> None:
+    """Leave a core for the GUI on the calling thread (the GUI thread, at start-up) and on every worker
+    thread from now on; called by :func:`attention_lab.ui.runtime.install_all` (TORCH_THREADS)."""
+    global _torch_threads_installed
+    _torch_threads_installed = True
+    _leave_a_core_for_the_gui()
 
 
 def _leave_a_core_for_the_gui() -> None:
-    """Let torch use every core but one (called on each thread that runs torch: the worker, the GUI).
+    """Let torch use every core but one (called on each thread that runs torch: the worker, the GUI),
+    once the runtime installed TORCH_THREADS.
 
     torch's default is one compute thread per core; those threads then compete with the GUI
     thread and every paint waits.  Measured on 2 cores with another process busy
@@ -51,7 +62,7 @@ def _leave_a_core_for_the_gui() -> None:
     thread, hence one call per thread.  ``OMP_NUM_THREADS``, when the user sets it, wins.
     """
     cores = os.cpu_count() or 1
-    if os.environ.get("OMP_NUM_THREADS") or cores < 2:
+    if not _torch_threads_installed or os.environ.get("OMP_NUM_THREADS") or cores < 2:
         return
     import torch
 
@@ -62,13 +73,14 @@ def _leave_a_core_for_the_gui() -> None:
 GIL_SWITCH_S = 0.001
 
 
-def _hand_the_gil_back_sooner() -> None:
+def install_gil_switch() -> None:
     """The GUI thread re-takes the GIL for every Python call back from Qt while it paints
     (each item's ``paint``, ``boundingRect``...); while the worker runs Python between torch
     ops (the KV benchmark, token by token) each of those waited up to the switch interval.
     With 5 ms, a live plot's repaint during a benchmark was mostly waiting: 60-120 ms stalls,
     half of them off the CPU; with 1 ms, 50-75 ms (perf probe, demo model, 2 busy cores;
-    issue 19).  Only ever lowered: a caller that chose less keeps it."""
+    issue 19).  Only ever lowered: a caller that chose less keeps it.  Process-wide: called by
+    :func:`attention_lab.ui.runtime.install_all` (GIL_SWITCH), not by each worker."""
     sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
 
 
@@ -142,8 +154,6 @@ class InferenceWorker(QObject):
         self._closed = False
         self._relay = _Relay()
         self._relay.event.connect(self._on_event, Qt.ConnectionType.QueuedConnection)
-        _leave_a_core_for_the_gui()  # for the GUI thread's own small torch work (portraits…)
-        _hand_the_gil_back_sooner()
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 
@@ -315,7 +325,8 @@ class InferenceWorker(QObject):
                 del job
             # the job's tensors are freed and its result is on its way: trim here, not on the
             # GUI thread, when glibc keeps too much of what they freed (issue 18, core.heap)
-            KEPT_HEAP.after_job()
+            if trimming():
+                KEPT_HEAP.after_job()
 
     def _run(self, job: Job) -> None:
         if job.cancelled:

@@ -43,6 +43,16 @@ def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
             axis.setLabel(text)
 
 
+_reword_installed = False  # AXIS_LABEL_REWORD: set by the runtime at start-up
+
+
+def install_axis_label_reword() -> None:
+    """Let :func:`_reword_axis_label` reach into pyqtgraph's axis (its label's text and ``_updateLabel``);
+    called by :func:`attention_lab.ui.runtime.install_all` (AXIS_LABEL_REWORD)."""
+    global _reword_installed
+    _reword_installed = True
+
+
 def _reword_axis_label(axis: pg.AxisItem, text: str) -> bool:
     """A shown axis name given new words, its ticks kept: pyqtgraph's ``setLabel`` throws the axis'
     drawing away and draws every tick text again (``generateDrawSpecs``, in Python: 3-4 ms an axis),
@@ -51,7 +61,7 @@ def _reword_axis_label(axis: pg.AxisItem, text: str) -> bool:
     tall (its room across the axis is the name's height: pyqtgraph sizes the axis by it).  False:
     not done, ``setLabel`` it."""
     label = axis.label
-    if label is None or not text or not label.isVisible() or axis.labelUnits:
+    if not _reword_installed or label is None or not text or not label.isVisible() or axis.labelUnits:
         return False
     height = label.boundingRect().height()
     axis.labelText = text
