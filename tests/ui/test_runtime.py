@@ -63,7 +63,8 @@ PROBE = textwrap.dedent(
 
     imported = state()
     done = runtime.install_all()
-    print("PROBE " + json.dumps({"imported": imported, "installed": state(), "done": done}))
+    print("PROBE " + json.dumps({"imported": imported, "installed": state(), "done": done, "threads": threads,
+                                 "cores": os.cpu_count() or 1}))
     """
 )
 
@@ -77,13 +78,13 @@ def _probe(**env_extra: str) -> dict:
     return json.loads(line[len("PROBE "):])
 
 
-def _applies_here(name: str) -> bool:
-    """Whether the workaround changes anything observable on this machine (the singletons' counts only
-    before Python 3.12; torch's threads only with 2 cores or more)."""
+def _applies_here(name: str, seen: dict) -> bool:
+    """Whether the workaround changes anything observable in the probe's process (the singletons' counts
+    only before Python 3.12; torch's threads only where torch took every core)."""
     if name == "IMMORTAL_SINGLETONS":
         return sys.version_info < (3, 12)
     if name == "TORCH_THREADS":
-        return (os.cpu_count() or 1) >= 2
+        return seen["cores"] >= 2 and seen["threads"] > seen["cores"] - 1
     return True
 
 
@@ -91,7 +92,7 @@ def test_importing_every_module_patches_nothing_and_install_all_installs_each():
     seen = _probe()
     assert seen["imported"] == dict.fromkeys(NAMES, False)  # nothing on import
     assert seen["done"] == NAMES
-    assert seen["installed"] == {name: _applies_here(name) for name in NAMES}
+    assert seen["installed"] == {name: _applies_here(name, seen) for name in NAMES}
 
 
 def test_the_environment_variables_leave_each_one_out():
