@@ -199,7 +199,7 @@ class LeakagePanel(Panel):
         for causal, (plot, _, _) in self._heat.items():
             set_title(plot, tr("leakage.causal" if causal else "leakage.bidirectional"), size="9pt")
             set_axis_label(plot, "left", tr("leakage.layer_axis"))
-        self.hover.setText(self.hover_text)
+        self._show_hover("")  # its words were the last language's; the next pointer move words it again
         if self.state is not None:
             self._reword(self.state)
         else:

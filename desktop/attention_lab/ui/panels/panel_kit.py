@@ -288,21 +288,37 @@ class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
 
 
 class SteadySplitter(QSplitter):
-    """A ``QSplitter`` whose size hint counts its handles.
+    """A ``QSplitter`` whose size hint is the sizes it was given, handles counted.
 
     Qt's hint is the sum of its widgets' hints, handles left out, and a graphics view hints its
-    current size (its scene's rectangle): a panel in a dock's scroll area is laid out at the
-    height its layout prefers for its width, so a splitter of views was handed its views' heights
-    and its handle took its pixels from the first view at every relayout of the panel.  The
-    leakage panel's bars lost 4 px per language switch (602 → 578 px of panel in six switches),
-    down to their minimum.  With the handles counted, the current sizes are what it asks for."""
+    current size: a panel in a dock's scroll area is laid out at the height its layout prefers,
+    so whatever the splitter was handed once it kept asking for.  A label that was a line taller
+    for one relayout (a language switch words the panel in two turns) grew the bars for good, and
+    the missing handle took 4 px off them at every relayout.  The hint here is the sizes set by the
+    code or by the learner's drag, so the splitter gives back any room it was lent."""
+
+    def __init__(self, orientation, parent=None):
+        super().__init__(orientation, parent)
+        self._wanted: list[int] | None = None
+        self.splitterMoved.connect(self._remember_drag)
+
+    def setSizes(self, sizes) -> None:  # noqa: N802 -- Qt's name
+        super().setSizes(sizes)
+        self._wanted = [int(s) for s in sizes]
+
+    def _remember_drag(self, _pos: int, _index: int) -> None:
+        self._wanted = self.sizes()
 
     def sizeHint(self) -> QSize:  # noqa: N802 -- Qt's name
         hint = super().sizeHint()
-        handles = sum(self.handleWidth() for i in range(1, self.count()) if not self.widget(i).isHidden())
-        if self.orientation() == Qt.Orientation.Vertical:
-            return QSize(hint.width(), hint.height() + handles)
-        return QSize(hint.width() + handles, hint.height())
+        shown = [i for i in range(self.count()) if not self.widget(i).isHidden()]
+        handles = self.handleWidth() * max(len(shown) - 1, 0)
+        vertical = self.orientation() == Qt.Orientation.Vertical
+        along = hint.height() if vertical else hint.width()
+        if self._wanted is not None and len(self._wanted) == self.count():
+            along = sum(self._wanted[i] for i in shown)
+        along += handles
+        return QSize(hint.width(), along) if vertical else QSize(along, hint.height())
 
 
 class TextPool:
