@@ -364,9 +364,9 @@ def test_the_hover_tooltip_goes_when_the_mouse_leaves_the_map(qtbot, tiny_checkp
 
 
 def test_switching_the_one_head_view_keeps_its_plots_and_colour_bar(qtbot, tiny_checkpoint):
-    """The soak's ``_build_head`` stalls: switching between one map and causal |
-    bidirectional side by side moves the same plots in and out of the layout instead of
-    building new PlotItems and a new ColorBarItem each time, and what is shown follows."""
+    """Switching between one map and causal | bidirectional side by side moves the same plots
+    in and out of the layout instead of building new PlotItems and a new ColorBarItem each time
+    (the soak's ``_build_head`` stalls), and what is shown follows."""
     from attention_lab.ui.panels.head_grid import SIDE_BY_SIDE, VIEWS
 
     panel, state = _one_head_panel(qtbot, tiny_checkpoint, 900, 600)
@@ -398,8 +398,8 @@ def test_switching_the_one_head_view_keeps_its_plots_and_colour_bar(qtbot, tiny_
 
 
 def test_the_one_head_plots_are_built_in_idle_parts_and_used_when_the_tab_opens(qtbot, tiny_checkpoint):
-    """The soak's ``set_head`` stalls (the "one head" tab's first opening made two
-    PlotItems and a ColorBarItem, 45-150 ms of CPU): each is one :meth:`build_later_part`, and
+    """The soak's ``set_head`` stalled when the "one head" tab's first opening made two
+    PlotItems and a ColorBarItem (45-150 ms of CPU): each is one :meth:`build_later_part`, and
     the tab opened afterwards shows those very objects, the bar setting both maps' levels."""
     import pyqtgraph as pg
     from attention_lab.ui.panels.head_grid import HeadGridPanel
@@ -426,8 +426,8 @@ def test_the_one_head_plots_are_built_in_idle_parts_and_used_when_the_tab_opens(
 
 
 def test_the_one_head_tab_opened_before_its_parts_makes_one_part_a_turn(qtbot, tiny_checkpoint):
-    """The soak's ``set_head`` in a new window (100-180 ms of CPU): opened before idle time
-    made its two plots and colour bar, the "one head" tab made all three in the click's turn.  Now
+    """In the soak's ``set_head`` in a new window, opened before idle time made its two plots and
+    colour bar, the "one head" tab made all three in the click's turn (100-180 ms of CPU).  Now
     each turn makes one part, and the tab is drawn once they are all made (not drawn for an older
     state meanwhile: stale until then); a later view needing one more plot makes it the same way."""
     from attention_lab.ui.panels.head_grid import HeadGridPanel, SIDE_BY_SIDE, VIEWS, ONE_MODE

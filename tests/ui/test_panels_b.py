@@ -298,7 +298,7 @@ def test_mask_panel_asking_for_its_modes_changes_only_its_status(qtbot, state, t
 
 
 def test_switching_the_mask_mode_lays_out_no_plot_and_keeps_the_grid_and_table(qtbot, state):
-    """The soak's ``set_mask_mode`` stalls: a mode switch changes the future cells' word,
+    """Against the soak's ``set_mask_mode`` stalls, a mode switch changes the future cells' word,
     the selected row and the sentence and bars under the table, nothing else.  The sentence grew and
     shrank by a line between modes (the two bar plots under it laid out again, every switch), the
     grid's legend came and went (the grid's plot resized), and the picture, the axes and the table's

@@ -59,7 +59,7 @@ class _Translator(QObject):
         self._qt_words: QTranslator | None = None  # installed in the application now
         #: each language's Qt words, loaded once: a learner switching back and forth re-uses them
         #: (a new QTranslator per switch stayed a child of this object for good, each with its
-        #: 290 KB catalogue: the 30-minute soak switched language ~275 times in 30 minutes)
+        #: 290 KB catalogue: the soak switched language ~275 times in 30 minutes)
         self._qt_words_loaded: dict[str, QTranslator | None] = {}
         self._quiet = _QuietQtBroadcast(self)
 
