@@ -1,5 +1,5 @@
-"""A language switch re-words the panels; it does not draw them again (issue 18: the switch's
-stall, the panels' new words and what they set off in Qt's layout and paint)."""
+"""A language switch re-words the panels; it does not draw them again (the switch's
+stall was the panels' new words and what they set off in Qt's layout and paint)."""
 
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ def test_the_mask_panel_takes_its_new_words_without_drawing_or_repainting_its_pl
     """Its re-wording filled the whole panel again: the grid's picture set anew, the print and its
     choices rebuilt, both bar plots drawn again and their axes labelled again, and each group box's new
     title repainted everything inside it (the grid, the table, the bars): the largest re-wording turn
-    with the Mask in sight (issue 18).  Words change; the plots are neither drawn nor repainted, and
+    with the Mask in sight.  Words change; the plots are neither drawn nor repainted, and
     nothing outside the words is laid out again."""
     import pyqtgraph as pg
     from PySide6.QtCore import QEvent
@@ -266,7 +266,7 @@ def _painted_plot(qtbot, x, y, grid=False):
 
 def test_an_axis_with_whole_numbers_keeps_its_drawing_on_a_switch(qtbot):
     """Positions, layers, token counts: "0 10 20 30" in both languages.  Drawn anew on each switch all the
-    same, an axis with grid lines repainted its whole plot (the Mask panel's bar plots, issue 18)."""
+    same, an axis with grid lines repainted its whole plot (the Mask panel's bar plots)."""
     from attention_lab.ui import number_format
 
     holder, plot = _painted_plot(qtbot, [0.0, 10.0, 20.0, 30.0], [0.25, 0.5, 0.75, 1.0], grid=True)

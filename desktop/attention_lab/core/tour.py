@@ -68,7 +68,7 @@ STEPS: tuple[TourStep, ...] = (
     # the chapter names induction among the specialisations: its stripe, on a sequence said twice
     TourStep("induction", None, "panel.head_grid", causal=True, open_head=True, repeated_text=True),
     TourStep("kvcache", 5, "panel.kvbench", offers_benchmark=True),
-    # beyond the chapter (issue 17): another mask, and a head taken out
+    # beyond the chapter: another mask, and a head taken out
     TourStep("mask_designer", None, "panel.mask_designer", designer_mask=f"window:{TOUR_WINDOW}"),
     TourStep("knockout", None, "panel.knockout"),
 )
