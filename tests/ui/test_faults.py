@@ -7,7 +7,7 @@
 - the settings file can't be written;
 - the installation folder is read-only (nothing is written inside it).
 
-Each injected fault is counted in the README's Reliability section (``tally``).
+Each injected fault is counted in docs/reliability.md's reliability suite (``tally``).
 """
 
 from __future__ import annotations
