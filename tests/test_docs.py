@@ -5,7 +5,7 @@
   (or a heading) that exists, and every file path the README and the map name in backticks exists;
 - every ``python -m attention_lab.devtools.NAME`` they name is a module of the harness, and the
   README names no command that is gone;
-- none of them cites a tracker the reader doesn't have: the reason is written out instead.
+- (that none of them cites a tracker number is checked with the code, by test_no_issue_numbers.py).
 """
 
 from __future__ import annotations
