@@ -75,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--model", metavar="SPEC", default=None,
                      help='"demo", a model folder, or a hub id from the local cache (default: GPT-2 small '
                           'if it is cached, else the demo model)')
-    lab.add_argument("--text", default=None, help="the sentence (default: the chapter's example)")
+    lab.add_argument("--text", default=None, help="the sentence (default: the chapter's example in --lang's language)")
+    lab.add_argument("--lang", choices=("en", "pt_BR"), default="en",
+                     help="the language of the text output and of the JSON's sentences (default en)")
     lab.add_argument("--layer", type=int, default=0, help="layer shown in steps 2 and 4 (default 0)")
     lab.add_argument("--head", type=int, default=0, help="head shown in step 2 (default 0)")
     lab.add_argument("--position", type=int, default=None,
@@ -113,7 +115,7 @@ def run_lab_command(args: argparse.Namespace) -> int:
     model = models.load_model(spec)
     result = lab.run_lab(
         model,
-        text=lab.SEED_TEXT if args.text is None else args.text,
+        text=lab.seed_text_for(args.lang) if args.text is None else args.text,
         layer=args.layer,
         position=args.position,
         replacement=args.replacement,
@@ -125,6 +127,7 @@ def run_lab_command(args: argparse.Namespace) -> int:
         mask=args.mask,
         ablate=args.ablate,
         ablation_mode=args.ablation,
+        lang=args.lang,
     )
     if args.json:
         sys.stdout.write(json_line(result) + "\n")
