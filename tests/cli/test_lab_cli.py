@@ -394,6 +394,25 @@ def test_version_and_help(capsys):
     assert exc.value.code == 0 and "--replacement" in capsys.readouterr().out
 
 
+def test_help_lists_the_windows_own_options(capsys):
+    """``attention-lab --help`` is where a learner looks for ``--lang``: the window's options are
+    listed there, the same list the window parses."""
+    import argparse
+
+    from attention_lab.ui import launch
+
+    with pytest.raises(SystemExit) as exc:
+        app.main(["--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    window = argparse.ArgumentParser()
+    app.add_window_arguments(window)
+    flags = [a.option_strings[0] for a in window._actions if a.option_strings and a.option_strings[0] != "-h"]
+    assert {"--lang", "--model", "--settings", "--smoke-test", "--screenshot", "--size"} <= set(flags)
+    assert all(flag in out for flag in flags)
+    assert launch._parse(["--lang", "pt_BR", "--size", "1366x768"]).lang == "pt_BR"
+
+
 @pytest.mark.parametrize("position, replacement", [(None, None), (2, " cat"), (0, None)])
 def test_lab_numbers_are_the_apps_pipeline(tiny_checkpoint, position, replacement):
     """Steps 1-4 of the lab are what the app's panels show for the same text, layer, position
