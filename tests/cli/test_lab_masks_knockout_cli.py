@@ -45,8 +45,9 @@ def test_json_mask_keys_are_computed_under_the_mask(lab, tiny_checkpoint, spec):
     assert result["mask"] == allowed.long().tolist()
     assert result["reach"] == masks.reach(allowed, model.lens.config.n_layer).long().tolist()
     v = result["verdicts"]
-    assert set(v) == {"leaks_labels", "kv_cache_valid", "cache_positions_per_layer"}
-    assert v["leaks_labels"] is (spec in ("bidirectional", "prefix:3"))
+    assert set(v) == {"loss", "leaks_labels", "leaking_positions", "kv_cache_valid", "cache_positions_per_layer"}
+    assert v["loss"] == "every"  # the loss at every position: the label-leak verdict for that choice
+    assert v["leaks_labels"] is (spec in ("bidirectional", "prefix:3")) is bool(v["leaking_positions"])
     assert v["kv_cache_valid"] is (spec != "bidirectional")
     assert v["cache_positions_per_layer"] == {"window:2": 2, "documents:.": 4}.get(spec, n)
     measured = result["mask_measurements"]

@@ -320,7 +320,8 @@ def _num(x: float) -> str:
 
 
 def _size(n_bytes: int) -> str:
-    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+    # binary units, as the app writes them: 1 KiB = 1024 bytes ("KB" would be 1000)
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n_bytes >= scale:
             return f"{n_bytes / scale:.1f} {unit}"
     return f"{n_bytes} B"
@@ -395,7 +396,7 @@ def render_text(result: dict) -> str:
     else:
         out.append("The edited token is the first one: there is no 'before' to protect.")
 
-    rows_note = f" (query rows 1..{n - 1}; entropy in nats)" if n >= 2 else ""
+    rows_note = f" (query rows 1..{n - 1}; entropy 0: all weight on one token)" if n >= 2 else ""
     out.append(f"\nStep 4 — portrait of layer {layer}'s heads{rows_note}")
     heads = [h for h in result["heads"] if h["layer"] == layer]
     if heads:
@@ -410,8 +411,9 @@ def render_text(result: dict) -> str:
         for role in roles.ROLES:
             out.append(f"- {summary['sentences'][role]}")
         out.append("Rules: " + "; ".join(f"{d['name']}: {d['rule']}" for d in summary["descriptions"].values()) + ".")
-        out.append("The chapter's \"positional heads (distance ≈ 1)\" are the positional role; previous-token is "
-                   "stricter: a mean distance near 1 can also be a head split between the token itself and two back.")
+        out.append("Positional: most of the weight on one offset back, judged by where the weight goes; a mean "
+                   "distance near 1 can also be a head split between the token itself and two back. Previous-token "
+                   "is the chapter's picture of distance ≈ 1.")
         ref = summary["induction_reference"]
         out.append(f"Induction is measured on a random sequence repeated twice ({result['detectors']['induction_sequence_length']} "
                    f"tokens): the most a head can score there is {ref['maximum']:.2f}, a head spreading evenly "

@@ -7,6 +7,9 @@ from attention_lab.ui.i18n import register
 register(
     {
         "app.title": {"en": "Attention Lab", "pt_BR": "Attention Lab"},
+        # the disclosure under a panel's or the tour's first paragraph (ui/panels/panel_kit.MORE)
+        "more.more": {"en": "More…", "pt_BR": "Mais…"},
+        "more.less": {"en": "Less", "pt_BR": "Menos"},
         # the model alone: Qt appends the application's display name, "Attention Lab", to the title bar
         "app.title_model": {"en": "{model}", "pt_BR": "{model}"},
         "model.demo": {
