@@ -401,3 +401,15 @@ def test_knockout_fact_ranks_heads_under_the_mask_the_analysis_runs_with(ctx, mo
     assert v["before"] == pytest.approx(windowed.loss_before, abs=1e-5)
     assert v["after"] == pytest.approx(windowed.loss_after, abs=1e-5)
     assert abs(windowed.loss_before - causal.loss_before) > 1e-4  # the mask did change what was measured
+
+
+@pytest.mark.parametrize("drift, variant", [([0.0, 0.0], "exact"), ([0.0, 3e-8], None)])
+def test_kvcache_fact_says_the_same_to_the_last_bit_when_the_drift_is_exactly_0(ctx, monkeypatch, drift, variant):
+    """Never "differ by at most 0": an exact 0 is said as the same keys and values to the last bit."""
+    from attention_lab.core import tour
+
+    monkeypatch.setattr(tour.analysis, "kv_append_drift", lambda *args: drift)
+    fact = compute_fact("kvcache", ctx)
+    item_key, (item,) = fact.lists["n_vs_n1"]
+    assert item_key == "kvcache_drift" and item["variant"] == variant and item["n_vs_n1_max"] == max(drift)
+    assert fact.key == ("kvcache.pending.one_layer" if ctx.lens.config.n_layer == 1 else "kvcache.pending")

@@ -940,7 +940,7 @@ def test_kv_stability_tab_is_built_a_part_per_turn(qtbot, state):
     clicked = shown(qtbot, KVBenchPanel())
     clicked.show_state(state)
     clicked.tabs.setCurrentWidget(clicked.stability_tab)
-    assert clicked.stab_explain.text() == tr("kvstab.explain") and not clicked.stab_plots  # this turn: its words
+    assert clicked.stab_explain.source_text() == tr("kvstab.explain") and not clicked.stab_plots  # this turn: its words
     qtbot.waitUntil(lambda: clicked._stability_built, timeout=2000)  # no idle builder: the tab finishes itself
     assert set(clicked.stab_plots) == {"causal", "bidirectional"} and clicked.stab_colorbar.scene() is not None
     assert clicked.stab_summary.text() == tr("kvbench.no_worker")  # filled with what it knows

@@ -244,7 +244,7 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
     },
     "roles.induction.rule": {
         "en": "induction score ≥ {induction:.2f} on a random token sequence repeated twice",
-        "pt_BR": "pontuação de indução ≥ {induction:.2f} numa sequência aleatória de tokens repetida duas vezes",
+        "pt_BR": "score de indução ≥ {induction:.2f} numa sequência aleatória de tokens repetida duas vezes",
     },
     "roles.positional.about": {
         "en": "Looks back a fixed distance: most of its weight goes to one offset, e.g. the previous token. "
@@ -257,14 +257,14 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
     "roles.previous-token.about": {
         "en": "The chapter's picture of distance ≈ 1: most of each row's budget on the token right before it. "
         "Such a head is positional too.",
-        "pt_BR": "A imagem do capítulo para distância ≈ 1: a maior parte do orçamento de cada linha no token "
+        "pt_BR": "A imagem da apostila para distância ≈ 1: a maior parte do orçamento de cada linha no token "
         "logo antes. Uma cabeça assim também é posicional.",
     },
     "roles.sink.about": {
         "en": "At least {sink:.2f} of the weight on token 0, whatever that token is: a place to park attention "
         "when there is nothing useful to look at. The chapter's extreme case puts everything there.",
         "pt_BR": "Pelo menos {sink:.2f} do peso no token 0, seja ele qual for: um lugar para estacionar a "
-        "atenção quando não há nada útil para olhar. O caso extremo do capítulo põe tudo ali.",
+        "atenção quando não há nada útil para olhar. O caso extremo da apostila põe tudo ali.",
     },
     "roles.induction.about": {
         "en": "Looks at the token that followed the earlier copy of the current one, so it can continue a "
@@ -273,8 +273,8 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
         "about {uniform:.2f}.",
         "pt_BR": "Olha para o token que veio depois da cópia anterior do token atual, e assim pode continuar um "
         "padrão repetido (…Dumbledore disse… Dumbledore → disse). Numa sequência repetida duas vezes uma cabeça "
-        "pontua no máximo {maximum:.2f} (a primeira cópia não tem nada antes para olhar); uma que se espalha por "
-        "igual pontua cerca de {uniform:.2f}.",
+        "tem score de no máximo {maximum:.2f} (a primeira cópia não tem nada antes para olhar); uma que se espalha por "
+        "igual tem score de cerca de {uniform:.2f}.",
     },
     "roles.here": {"en": "{role} in layer {layer}: {heads}", "pt_BR": "{role} na camada {layer}: {heads}"},
     "roles.none_here": {"en": "{role}: none in layer {layer}", "pt_BR": "{role}: nenhuma na camada {layer}"},

@@ -9,12 +9,12 @@ register(
         "leakage.explain": {
             "en": "<b>Proving causality instead of asserting it.</b> Change one token late in the sentence and "
             "measure how much each position's representation moved (‖h′ − h‖ / ‖h‖). With the causal mask, "
-            "positions before the edit change by <b>exactly 0</b>: the future can't reach the past, so training "
+            "positions before the edit change by <b>exactly 0</b>.<!--more--> The future can't reach the past, so training "
             "on all positions at once doesn't leak the labels. Without the mask (bidirectional) the edit leaks "
             "everywhere.",
             "pt_BR": "<b>Demonstrar a causalidade em vez de afirmá-la.</b> Troque um token no fim da frase e meça "
             "quanto a representação de cada posição mudou (‖h′ − h‖ / ‖h‖). Com a máscara causal, as posições "
-            "antes da edição mudam <b>exatamente 0</b>: o futuro não alcança o passado, então treinar todas as "
+            "antes da edição mudam <b>exatamente 0</b>.<!--more--> O futuro não alcança o passado, então treinar todas as "
             "posições de uma vez não vaza os rótulos. Sem a máscara (bidirecional) a edição vaza para todo lado.",
         },
         "leakage.position": {"en": "Edited position", "pt_BR": "Posição editada"},

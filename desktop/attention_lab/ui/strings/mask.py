@@ -9,13 +9,13 @@ register(
         "mask.explain": {
             "en": "<b>Step 1: the causal mask.</b> Before the softmax, every score of a future position gets −∞ "
             "added. Rows are queries (the token that looks), columns are keys (the token looked at): the "
-            "triangle above the diagonal is the future, which does not exist. Each row then sums to 1 over the "
-            "past only.",
-            "pt_BR": "<b>Passo 1: a máscara causal.</b> Antes do softmax, toda pontuação de uma posição futura "
-            "recebe −∞. As linhas são consultas (o token que olha), as colunas são chaves (o token olhado): o "
-            "triângulo acima da diagonal é o futuro, que não existe. Cada linha então soma 1 só sobre o passado.",
+            "triangle above the diagonal is the future, which does not exist. Each row then sums to 1 over "
+            "the past only.",
+            "pt_BR": "<b>Passo 1: a máscara causal.</b> Antes do softmax, todo score de uma posição futura recebe −∞. "
+            "As linhas são consultas (o token que olha), as colunas são chaves (o token olhado): o triângulo "
+            "acima da diagonal é o futuro, que não existe. Cada linha então soma 1 só sobre o passado.",
         },
-        "mask.grid": {"en": "The mask added to the scores", "pt_BR": "A máscara somada às pontuações"},
+        "mask.grid": {"en": "The mask added to the scores", "pt_BR": "A máscara somada aos scores"},
         "mask.query": {"en": "query (destination) →", "pt_BR": "consulta (destino) →"},
         "mask.key": {"en": "key (source) →", "pt_BR": "chave (origem) →"},
         "mask.ascii": {"en": "The lab's print", "pt_BR": "A impressão do lab"},
@@ -28,22 +28,25 @@ register(
         },
         "mask.why": {"en": "Why −∞ and not zero?", "pt_BR": "Por que −∞ e não zero?"},
         "mask.why.explain": {
-            "en": "Zeroing the score doesn't help: a score of 0 still becomes e⁰ = 1 in the softmax, a perfectly "
-            "respectable weight, so the future leaks. Zeroing the weight after the softmax hides the future but "
-            "breaks the sum-to-1. −∞ gives e<sup>−∞</sup> = 0 <i>before</i> the normalisation; implementations use "
-            "a very negative number (−1e9, finfo.min) to avoid NaN. Measured on your text, layer {layer}; the "
-            "leak is the change of earlier positions when #{pos} “{old}” becomes “{new}”.",
-            "pt_BR": "Zerar a pontuação não ajuda: uma pontuação 0 ainda vira e⁰ = 1 no softmax, um peso "
-            "perfeitamente respeitável, e o futuro vaza. Zerar o peso depois do softmax esconde o futuro mas quebra "
-            "a soma 1. O −∞ dá e<sup>−∞</sup> = 0 <i>antes</i> da normalização; as implementações usam um número "
-            "muito negativo (−1e9, finfo.min) para evitar NaN. Medido no seu texto, camada {layer}; o vazamento é "
-            "a mudança das posições anteriores quando #{pos} “{old}” vira “{new}”.",
+            "en": "Zeroing the score doesn't help: a score of 0 still becomes e⁰ = 1 in the softmax, a "
+            "respectable weight, so the future leaks. Zeroing the weight after the softmax gives the future "
+            "weight 0, yet the earlier positions still change with it, through the softmax's denominator, and"
+            " the rows no longer sum to 1. −∞ gives e<sup>−∞</sup> = 0 <i>before</i> the "
+            "normalisation.<!--more--> Implementations use a very negative number (−1e9, finfo.min) to avoid "
+            "NaN. Measured on your text, layer {layer}; the leak is the change of earlier positions when "
+            "#{pos} “{old}” becomes “{new}”.",
+            "pt_BR": "Zerar o score não adianta: um score 0 ainda vira e⁰ = 1 no softmax, um peso perfeitamente "
+            "respeitável, e o futuro vaza. Zerar o peso depois do softmax dá peso 0 ao futuro, mas as "
+            "posições anteriores ainda mudam com ele, pelo denominador do softmax, e as linhas deixam de "
+            "somar 1. O −∞ dá e<sup>−∞</sup> = 0 <i>antes</i> da normalização.<!--more--> As implementações "
+            "usam um número muito negativo (−1e9, finfo.min) para evitar NaN. Medido no seu texto, camada "
+            "{layer}; o vazamento é a mudança das posições anteriores quando #{pos} “{old}” vira “{new}”.",
         },
         "mask.mode": {"en": "Mask mode", "pt_BR": "Modo da máscara"},
         "mask.mode.-inf": {"en": "−∞ (the textbook choice)", "pt_BR": "−∞ (a escolha clássica)"},
         "mask.mode.finfo.min": {"en": "finfo.min (what transformers uses)", "pt_BR": "finfo.min (o que o transformers usa)"},
         "mask.mode.-1e9": {"en": "−1e9 (a very negative number)", "pt_BR": "−1e9 (um número muito negativo)"},
-        "mask.mode.zero-score": {"en": "zero the score", "pt_BR": "zerar a pontuação"},
+        "mask.mode.zero-score": {"en": "zero the score", "pt_BR": "zerar o score"},
         "mask.mode.zero-after-softmax": {"en": "zero the weight after softmax", "pt_BR": "zerar o peso depois do softmax"},
         "mask.cell.-inf": {"en": "−∞", "pt_BR": "−∞"},
         "mask.grid.legend": {
@@ -69,11 +72,11 @@ register(
         "mask.leak.x": {"en": "position (red: before the edit)", "pt_BR": "posição (vermelho: antes da edição)"},
         "mask.selected.denominator": {
             "en": "<b>{mode}</b>: the future gets weight 0, yet the earlier positions change by up to {leak}: the "
-            "future's scores are still in the softmax's denominator, so the edit reaches the past through the "
-            "normalisation. And rows sum to between {lo} and {hi} instead of 1.",
-            "pt_BR": "<b>{mode}</b>: o futuro recebe peso 0, mas as posições anteriores mudam até {leak}: as "
-            "pontuações do futuro continuam no denominador do softmax, então a edição alcança o passado pela "
-            "normalização. E as linhas somam entre {lo} e {hi} em vez de 1.",
+            "future's scores are still in the softmax's denominator, so the edit reaches the past through the"
+            " normalisation. And rows sum to between {lo} and {hi} instead of 1.",
+            "pt_BR": "<b>{mode}</b>: o futuro recebe peso 0, mas as posições anteriores mudam até {leak}: os scores do"
+            " futuro continuam no denominador do softmax, então a edição alcança o passado pela normalização."
+            " E as linhas somam entre {lo} e {hi} em vez de 1.",
         },
         "mask.leak.y": {"en": "‖h′ − h‖ / ‖h‖", "pt_BR": "‖h′ − h‖ / ‖h‖"},
         "mask.position": {"en": "query position", "pt_BR": "posição da consulta"},

@@ -12,7 +12,7 @@ register(
             "leakage diff and the portrait follow it. The verdicts below are <b>computed</b> on this text: the reach "
             "after all layers, an edit of every token (does a later token move an earlier position?) and the K/V of "
             "earlier positions when a token is appended.",
-            "pt_BR": "<b>Além das duas máscaras do capítulo.</b> Escolha a máscara com que o modelo roda: os mapas, o "
+            "pt_BR": "<b>Além das duas máscaras da apostila.</b> Escolha a máscara com que o modelo roda: os mapas, o "
             "vazamento e o retrato a seguem. Os veredictos abaixo são <b>calculados</b> neste texto: o alcance após "
             "todas as camadas, a edição de cada token (um token posterior move uma posição anterior?) e o K/V das "
             "posições anteriores quando um token é acrescentado.",

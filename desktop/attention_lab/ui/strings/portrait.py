@@ -19,8 +19,8 @@ register(
             "pt_BR": "<b>Passo 4: retrato das {heads} cabeças da camada {layer}.</b> Ninguém atribui papéis: eles "
             "emergem do treino. Cada linha: a que distância para trás a cabeça olha, o quanto o peso se espalha "
             "(entropia) e os papéis dela. Clique numa cabeça para abri-la na grade de cabeças.<!--more--> As cabeças "
-            "<i>posicionais</i> do capítulo olham uma distância fixa para trás: a maior parte do peso vai para uma "
-            "só posição relativa, como o token anterior (a distância ≈ 1 do capítulo). Distância média 1 sozinha não "
+            "<i>posicionais</i> da apostila olham uma distância fixa para trás: a maior parte do peso vai para uma "
+            "só posição relativa, como o token anterior (a distância ≈ 1 da apostila). Distância média 1 sozinha não "
             "diz isso: uma cabeça dividida entre si mesma e o token de duas posições atrás também dá média 1. As "
             "cabeças de <i>vala</i> estacionam o peso no token 0.",
         },
@@ -58,7 +58,7 @@ register(
         "portrait.legend.none": {"en": "no role", "pt_BR": "sem papel"},
         "portrait.where.title": {
             "en": "Where the chapter's roles are",
-            "pt_BR": "Onde estão os papéis do capítulo",
+            "pt_BR": "Onde estão os papéis da apostila",
         },
         "portrait.where.pending": {"en": "{role}: measuring…", "pt_BR": "{role}: medindo…"},
         "portrait.where.show": {"en": "Show layer {layer}, head {head}", "pt_BR": "Mostrar camada {layer}, cabeça {head}"},
@@ -69,7 +69,7 @@ register(
         "portrait.induction.pending": {"en": "computing…", "pt_BR": "calculando…"},
         "portrait.induction.failed": {
             "en": "Induction scores failed: {message}",
-            "pt_BR": "As pontuações de indução falharam: {message}",
+            "pt_BR": "Os scores de indução falharam: {message}",
         },
         "portrait.induction.note": {
             "en": "Induction: on a random sequence repeated twice, the weight a head puts on the token right "

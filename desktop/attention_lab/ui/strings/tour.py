@@ -202,13 +202,13 @@ register(
             "Attention then costs O(n) per token instead of O(n²). Press “Run the benchmark” to generate "
             "{new} tokens with and without the cache.<!--more--> What the plot shows is the whole step: "
             "without the cache every step recomputes the matrix products over every position, so its time per"
-            " token grows with the position; with the cache it stays flat. The same weights without the mask "
+            " token grows linearly with the position; with the cache it stays flat. The same weights without the mask "
             "could not be cached.",
             "pt_BR": "Com a máscara um token nunca influencia os anteriores, então K e V das posições anteriores nunca"
             " mudam quando um token é acrescentado: a geração os guarda e calcula só o token novo. A atenção "
             "passa a custar O(n) por token em vez de O(n²). Aperte “Rodar o benchmark” para gerar {new} "
             "tokens com e sem o cache.<!--more--> O gráfico mostra o passo inteiro: sem o cache cada passo "
-            "recalcula os produtos de matrizes sobre todas as posições, então o tempo por token cresce com a "
+            "recalcula os produtos de matrizes sobre todas as posições, então o tempo por token cresce linearmente com a "
             "posição; com o cache ele fica plano. Os mesmos pesos sem a máscara não poderiam usar o cache.",
         },
         # ---- the measured facts (numbers come from compute_fact, in bold)
@@ -227,13 +227,13 @@ register(
             "{row_error}).",
         },
         "tour.fact.why_inf": {
-            "en": "With a score of 0 the earlier positions move by up to {zero_leak}: the future leaks; with −∞ "
+            "en": "With the score zeroed the earlier positions move by up to {zero_leak}: the future leaks; with −∞ "
             "they move by {inf_leak}.<!--more--> On your text (layer {layer}, #{pos} “{old}” → “{new}”). With"
             " −∞ the future gets {inf_future}; with a score of 0 it still gets up to {zero_future} of a row. "
             "Zeroing after the softmax gives the future {after_future}, yet the past still moves by "
             "{after_leak}, through the softmax's denominator, and rows miss 1 by up to {after_error}. −1e9 "
             "and finfo.min give the future {e9_future} and {finfo_future}: as good as −∞.",
-            "pt_BR": "Com score 0 as posições anteriores mudam até {zero_leak}: o futuro vaza; com −∞ elas mudam "
+            "pt_BR": "Com o score zerado as posições anteriores mudam até {zero_leak}: o futuro vaza; com −∞ elas mudam "
             "{inf_leak}.<!--more--> No seu texto (camada {layer}, #{pos} “{old}” → “{new}”). Com −∞ o futuro "
             "recebe {inf_future}; com score 0 ainda recebe até {zero_future} de uma linha. Zerar depois do "
             "softmax dá {after_future} ao futuro, mas o passado ainda muda {after_leak}, pelo denominador do "
