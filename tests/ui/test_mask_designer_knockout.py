@@ -154,7 +154,7 @@ def test_ranking_is_cores_and_can_be_cancelled(qtbot, session, model):
     expected = run_rank_heads(model.lens, state.ids, "zero")
     torch.testing.assert_close(panel.ranking().delta, expected.delta)
     assert panel.ranking().top == expected.top
-    assert f"{expected.top[0][0]}.{expected.top[0][1]}" in panel.top_label.text()
+    assert f"layer {expected.top[0][0]}, head {expected.top[0][1]} (" in panel.top_label.text()  # never "1.6"
     assert panel.rank_button.isEnabled() and not panel.progress.isVisible()
     panel.show_state(state)  # the same text again: the map stays
     assert panel.ranking() is not None

@@ -51,7 +51,7 @@ from attention_lab.ui.model_label import model_label, model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.qt_compat import call_after_posted_work, call_later
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
-from attention_lab.ui.panels.panel_kit import ExplanationLabel, fmt_bytes, fmt_number, monospace_font
+from attention_lab.ui.panels.panel_kit import MORE, ExplanationLabel, fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.kv_bench import DEFAULT_NEW_TOKENS  # what the KV panel starts with, before it is built
@@ -620,7 +620,7 @@ class TourDock(QDockWidget):
         from PySide6.QtGui import QTextDocument
 
         doc = QTextDocument()
-        doc.setHtml(self.fact_label.source_text())  # both parts, whether "More…" is open or not
+        doc.setHtml(self.fact_label.source_text().replace(MORE, ""))  # both parts, whether "More…" is open or not
         return doc.toPlainText()
 
     @property

@@ -22,7 +22,7 @@ from attention_lab.core.budget import BudgetRows, budget_rows, default_query, wo
 from attention_lab.ui import number_format
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.heatmap_kit import colormap, fit_token_ticks
-from attention_lab.ui.panels.panel_kit import CellLabels, explanation_label, fmt_number
+from attention_lab.ui.panels.panel_kit import MORE, CellLabels, explanation_label, fmt_number
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.ui.strings import budget_view as _texts  # noqa: F401 -- registers the texts
 
@@ -124,7 +124,7 @@ class BudgetView(QWidget):
         from PySide6.QtGui import QTextDocument
 
         doc = QTextDocument()
-        doc.setHtml(self.explain.source_text())  # both parts, whether "More…" is open or not
+        doc.setHtml(self.explain.source_text().replace(MORE, ""))  # both parts, whether "More…" is open or not
         return doc.toPlainText()
 
     def retranslate(self) -> None:

@@ -15,14 +15,14 @@ register(
             "Click a head to open it in the head grid.<!--more--> The chapter's <i>positional</i> heads look back a "
             "fixed distance: most of their weight goes to one offset, such as the previous token (the chapter's "
             "distance ≈ 1). A mean distance of 1 alone does not say that: a head split between itself and two "
-            "tokens back averages 1 too. <i>Sink</i> heads park their weight on token 0.",
+            "tokens back averages 1 too. <i>Sink</i> heads park most of their weight on token 0.",
             "pt_BR": "<b>Passo 4: retrato das {heads} cabeças da camada {layer}.</b> Ninguém atribui papéis: eles "
             "emergem do treino. Cada linha: a que distância para trás a cabeça olha, o quanto o peso se espalha "
             "(entropia) e os papéis dela. Clique numa cabeça para abri-la na grade de cabeças.<!--more--> As cabeças "
             "<i>posicionais</i> da apostila olham uma distância fixa para trás: a maior parte do peso vai para uma "
             "só posição relativa, como o token anterior (a distância ≈ 1 da apostila). Distância média 1 sozinha não "
             "diz isso: uma cabeça dividida entre si mesma e o token de duas posições atrás também dá média 1. As "
-            "cabeças de <i>vala</i> estacionam o peso no token 0.",
+            "cabeças de <i>vala</i> estacionam a maior parte do peso no token 0.",
         },
         "portrait.knockout_hint": {
             "en": "Shift+click a head (or right-click its row) to knock it out, as in the head grid; ✕ marks it.",

@@ -143,14 +143,14 @@ register(
             "en": "Nobody assigns roles: the specialisations emerge from training. For each head of layer 0 the "
             "<b>Head portrait</b> panel measures where its weight goes. Look for the chapter's "
             "<i>positional</i> heads, which look back a fixed distance (most weight on one token back, e.g. "
-            "the previous one), and <i>sink</i> heads, which park their weight on token 0.<!--more--> A mean "
+            "the previous one), and <i>sink</i> heads, which park most of their weight on token 0.<!--more--> A mean "
             "distance of 1 alone does not make a head positional: a head split between itself and two tokens "
             "back averages 1 too. When this layer has none of a role, the tour says where the nearest are.",
             "pt_BR": "Ninguém atribui papéis: as especializações emergem do treino. Para cada cabeça da camada 0 o "
             "painel <b>Retrato das cabeças</b> mede para onde vai o seu peso. Procure as cabeças "
             "<i>posicionais</i> da apostila, que olham uma distância fixa para trás (a maior parte do peso "
-            "num só token para trás, por exemplo o anterior), e as cabeças de <i>vala</i>, que estacionam o "
-            "peso no token 0.<!--more--> Distância média 1 sozinha não faz uma cabeça posicional: uma cabeça "
+            "num só token para trás, por exemplo o anterior), e as cabeças de <i>vala</i>, que estacionam a maior "
+            "parte do peso no token 0.<!--more--> Distância média 1 sozinha não faz uma cabeça posicional: uma cabeça "
             "dividida entre si mesma e o token de duas posições atrás também dá média 1. Quando esta camada "
             "não tem nenhuma cabeça de um papel, o tour diz onde estão as mais próximas.",
         },
