@@ -88,7 +88,9 @@ def test_text_mode_shows_the_designer_and_the_knockout(tiny_checkpoint):
                              "--mask", "prefix:3", "--ablate", "0.1"])
     assert rc == 0, err
     assert "Mask designer — prefix:3" in out and "Leaks the labels in parallel training: yes" in out
-    assert "Head knockout (zero): L0 H1" in out and "Mean next-token loss" in out
+    assert "with the loss only after the prefix, as a prefix-LM is trained: no" in out
+    assert "That is with the loss at every position (leaking: #0, #1)" in out  # #2's label lies after the prefix
+    assert "Head knockout (zero): layer 0, head 1;" in out and "Mean next-token loss" in out
 
 
 BAD = {  # flags -> a piece of the one line

@@ -16,6 +16,7 @@ from typing import Sequence
 import torch
 
 from . import ablation, masks
+from .roles import head_name
 from .lens import GPT2Lens
 
 MAP_DECIMALS = 6
@@ -52,6 +53,10 @@ def _number(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
+def _positions(positions: Sequence[int]) -> str:
+    return ", ".join(f"#{p}" for p in positions) or "none"
+
+
 def mask_section(lens: GPT2Lens, ids: Sequence[int], spec: masks.MaskSpec, layer: int, position: int,
                  replacement_id: int) -> tuple[dict, torch.Tensor]:
     """The mask, its reach, its verdicts (measured), and the lab's attention and edit under it.
@@ -67,6 +72,8 @@ def mask_section(lens: GPT2Lens, ids: Sequence[int], spec: masks.MaskSpec, layer
         "mask": _grid(allowed),
         "reach": _grid(report.reach),
         "verdicts": report.verdicts(),
+        # a prefix-LM as trained takes no loss on its prefix: the verdict for that choice too
+        "verdicts_loss_after_prefix": report.verdicts("after-prefix"),
         "mask_measurements": {
             "leaks_labels_measured": report.leaks_labels_measured,
             "reach_confirmed": report.reach_confirmed,
@@ -128,6 +135,10 @@ def render_sections(result: dict, shown: int) -> list[str]:
     out.append(f"Leaks the labels in parallel training: {yes[v['leaks_labels']]} (reach); measured by editing "
                f"{len(m['probed_positions'])} positions: {yes[m['leaks_labels_measured']]}; measured grid equals "
                f"reach: {yes[m['reach_confirmed']]}")
+    if result["mask_spec"].startswith("prefix:"):
+        after = result["verdicts_loss_after_prefix"]
+        out.append(f"That is with the loss at every position (leaking: {_positions(v['leaking_positions'])}); with the "
+                   f"loss only after the prefix, as a prefix-LM is trained: {yes[after['leaks_labels']]}")
     moved = "exactly 0" if m["kv_max_change"] == 0 else f"up to {m['kv_max_change']:.3g}"
     out.append(f"KV cache valid: {yes[v['kv_cache_valid']]} (appending a token moved earlier K/V by {moved}; "
                f"reach predicts {yes[m['kv_cache_valid_predicted']]}); positions the cache keeps per layer: "
@@ -137,7 +148,7 @@ def render_sections(result: dict, shown: int) -> list[str]:
                f"exactly the reach grid's: {yes[leak['changed_as_reach_predicts']]}")
     ab = result.get("ablation")
     if ab:
-        heads = ", ".join(f"L{layer} H{head}" for layer, head in ab["heads"])
+        heads = "; ".join(head_name(layer, head) for layer, head in ab["heads"])  # as the app writes a head
         out.append(f"\nHead knockout ({ab['mode']}): {heads}; next token after position {ab['position']}")
         for name in ("before", "after"):
             guesses = ", ".join(f"{g['token']!r} {g['p']:.3f}" for g in ab[f"top_{name}"])
