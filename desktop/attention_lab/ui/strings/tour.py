@@ -156,7 +156,7 @@ register(
         },
         "tour.show_head": {
             "en": "Show the {role} head: layer {layer}, head {head}",
-            "pt_BR": "Mostrar a cabeça de {role}: camada {layer}, cabeça {head}",
+            "pt_BR": "Mostrar ({role}): camada {layer}, cabeça {head}",
         },
         "tour.step.induction.title": {"en": "Induction heads: continuing a pattern", "pt_BR": "Cabeças de indução: continuar um padrão"},
         "tour.step.induction.body": {
