@@ -275,3 +275,25 @@ def test_each_verdict_sentence_comes_from_its_own_measured_field(model):
     text = " ".join(verdict_lines(report, tokens))
     assert "moved no scored earlier position" in text
     assert ("KV cache? Yes." if report.kv_cache_valid else "KV cache? No.") in text
+
+
+def test_the_learner_chooses_where_the_loss_is_taken_and_the_verdict_follows(qtbot, session, model):
+    """A prefix-LM as trained takes no loss on its prefix: the verdict is computed for the choice."""
+    session.set_text(TEXT)
+    panel = make_panel(qtbot, session, MaskDesignerPanel)
+    analysed(qtbot, session)
+    with qtbot.waitSignal(session.state_ready, timeout=LONG):
+        panel.set_choice("prefix", 4)
+    qtbot.waitUntil(lambda: panel.shown_verdicts() is not None, timeout=LONG)
+    assert panel.loss_choice.isEnabled() and panel.loss() == "every"
+    every = panel.shown_verdicts()
+    assert every["leaks_labels"] is True and every["leaking_positions"] == [0, 1, 2]
+    assert "3 scored positions see a later token (#0–#2)" in panel.verdicts.text()
+    panel.set_loss("after-prefix")
+    trained = panel.shown_verdicts()
+    assert trained["loss"] == "after-prefix" and trained["leaks_labels"] is False and trained["leaking_positions"] == []
+    assert "Loss taken only after the prefix: does parallel training leak labels? No." in panel.verdicts.text()
+    with qtbot.waitSignal(session.state_ready, timeout=LONG):
+        panel.set_choice("window", 2)  # no prefix: the choice does not apply, and says every position
+    qtbot.waitUntil(lambda: panel.shown_verdicts() is not None and panel.spec().kind == "window", timeout=LONG)
+    assert not panel.loss_choice.isEnabled() and "Loss taken at every position" in panel.verdicts.text()

@@ -416,8 +416,9 @@ class MaskDesignerPanel(Panel):
         self._fill_verdicts()
 
     def loss(self) -> str:
-        """Where the training loss is taken (:data:`core.masks.LOSS_CHOICES`)."""
-        return self.loss_choice.currentData()
+        """Where the training loss is taken (:data:`core.masks.LOSS_CHOICES`): the choice shown for a
+        prefix-LM; every position for a mask with no prefix to skip."""
+        return self.loss_choice.currentData() if self.kind() == "prefix" else "every"
 
     def set_loss(self, loss: str) -> None:
         self.loss_choice.setCurrentIndex(LOSS_CHOICES.index(loss))
@@ -452,7 +453,7 @@ def verdict_lines(report, tokens, loss: str = "every") -> list[str]:
     """The verdict sentences of a core.masks.MaskReport (each one from a measured field), the
     label leak's for the loss taken at ``loss``'s positions."""
     leak = report.label_leak(loss)
-    where = tr(f"designer.loss.{loss}") if loss == "every" or report.spec.kind == "prefix" else tr("designer.loss.every")
+    where = tr(f"designer.loss.{leak.loss}")
     start = f"#{leak.start} “{tokens[leak.start]}”"
     if leak.leaks:
         query, key = leak.witness
