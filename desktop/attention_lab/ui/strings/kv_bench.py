@@ -143,20 +143,20 @@ register(
             "“{reference}” (a segunda opção), ambos recalculados do zero.",
         },
         "kvstab.causal_zero": {
-            "en": "<b>Causal:</b> all {cells} K and V changes ({layers} layers × {n} positions) are exactly 0: "
-            "the cache stays valid.",
-            "pt_BR": "<b>Causal:</b> todas as {cells} mudanças de K e V ({layers} camadas × {n} posições) são "
-            "exatamente 0: o cache continua válido.",
+            "en": "<b>Causal:</b> all {cells} K and V changes are exactly 0: the cache stays valid. ({layers} "
+            "layers × {n} positions.)",
+            "pt_BR": "<b>Causal:</b> todas as {cells} mudanças de K e V são exatamente 0: o cache continua válido. "
+            "({layers} camadas × {n} posições.)",
         },
         "kvstab.causal_nonzero": {
             "en": "<b>Causal:</b> K and V changed by up to {max}: the cache would be stale!",
             "pt_BR": "<b>Causal:</b> K e V mudaram até {max}: o cache ficaria obsoleto!",
         },
         "kvstab.bidir": {
-            "en": "<b>Bidirectional:</b> K and V of layer 0 changed by {layer0}; of layers 1–{last} by up to {max}: "
-            "every representation would have to be recomputed.",
-            "pt_BR": "<b>Bidirecional:</b> K e V da camada 0 mudaram {layer0}; das camadas 1–{last}, até {max}: toda "
-            "representação teria de ser recalculada.",
+            "en": "<b>Bidirectional:</b> K and V of layers 1–{last} changed by up to {max}: every representation "
+            "would have to be recomputed. Layer 0 changed by {layer0}.",
+            "pt_BR": "<b>Bidirecional:</b> K e V das camadas 1–{last} mudaram até {max}: toda representação teria de "
+            "ser recalculada. A camada 0 mudou {layer0}.",
         },
         "kvstab.bidir_one_layer": {
             "en": "<b>Bidirectional:</b> layer 0 changed by {layer0}. This model has a single layer, whose K and V "

@@ -81,10 +81,10 @@ register(
         "mask.leak.y": {"en": "‖h′ − h‖ / ‖h‖", "pt_BR": "‖h′ − h‖ / ‖h‖"},
         "mask.position": {"en": "query position", "pt_BR": "posição da consulta"},
         "mask.selected.ok": {
-            "en": "<b>{mode}</b>: every row sums to 1 (max error {err}), the future gets {future}, and the {k} "
-            "earlier positions change by exactly 0.",
-            "pt_BR": "<b>{mode}</b>: toda linha soma 1 (erro máx. {err}), o futuro recebe {future}, e as {k} "
-            "posições anteriores mudam exatamente 0.",
+            "en": "<b>{mode}</b>: the earlier positions change by exactly 0, and every row sums to 1. The future "
+            "gets {future}; the largest row error is {err}, over the {k} earlier positions.",
+            "pt_BR": "<b>{mode}</b>: as posições anteriores mudam exatamente 0, e toda linha soma 1. O futuro recebe "
+            "{future}; o maior erro de linha é {err}, nas {k} posições anteriores.",
         },
         "mask.selected.leaks": {
             "en": "<b>{mode}</b>: the future still gets up to {future} of a row's weight, so the earlier positions "
@@ -93,10 +93,10 @@ register(
             "anteriores mudam até {leak}: o modelo poderia copiar a resposta.",
         },
         "mask.selected.sums": {
-            "en": "<b>{mode}</b>: no leak (the future gets {future}), but rows sum to between {lo} and {hi} "
-            "instead of 1: the attention is no longer a weighted average.",
-            "pt_BR": "<b>{mode}</b>: sem vazamento (o futuro recebe {future}), mas as linhas somam entre {lo} e {hi} "
-            "em vez de 1: a atenção deixa de ser uma média ponderada.",
+            "en": "<b>{mode}</b>: no leak, but the rows sum to as little as {lo} instead of 1. They sum to between "
+            "{lo} and {hi} (the future gets {future}): the attention is no longer a weighted average.",
+            "pt_BR": "<b>{mode}</b>: sem vazamento, mas as linhas chegam a somar só {lo} em vez de 1. Elas somam entre"
+            " {lo} e {hi} (o futuro recebe {future}): a atenção deixa de ser uma média ponderada.",
         },
         "mask.selected.first": {
             "en": "The edited token is the first: nothing comes before it. Pick a later position in the leakage "
