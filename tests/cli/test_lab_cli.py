@@ -376,3 +376,13 @@ def test_lab_numbers_are_the_apps_pipeline(tiny_checkpoint, position, replacemen
                                    previous_token_scores(attn[0]), atol=1e-6, rtol=0, check_dtype=False)
         torch.testing.assert_close(torch.tensor(result["detectors"]["duplicate_token"][index]),
                                    duplicate_token_scores(attn[0], state.ids), atol=1e-6, rtol=0, check_dtype=False)
+
+
+def test_a_one_layer_model_is_not_promised_a_layer_1(tmp_path):
+    """The K/V leak shows from the second layer on; a one-layer model has none, and the text says so."""
+    from checkpoints import make_checkpoint
+
+    folder = make_checkpoint(tmp_path / "one-layer", n_layer=1)
+    proc = run_cli("lab", "--model", str(folder), "--new-tokens", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert "from layer 1 on" not in proc.stdout and "this model has a single layer" in proc.stdout

@@ -453,8 +453,12 @@ def render_text(result: dict) -> str:
          enumerate(zip(st["causal_max_per_layer"], st["bidirectional_max_per_layer"], st["n_vs_n_plus_1_max_per_layer"]))],
         "rrrr",
     ))
-    out.append("Layer 0's K and V see only their own token and position, so they agree in both modes; "
-               "from layer 1 on, without the mask, every earlier position hears about the new token.")
+    if len(st["causal_max_per_layer"]) > 1:
+        out.append("Layer 0's K and V see only their own token and position, so they agree in both modes; "
+                   "from layer 1 on, without the mask, every earlier position hears about the new token.")
+    else:  # one layer: no later layer to show the leak, never "from layer 1 on"
+        out.append("Layer 0's K and V see only their own token and position, so they agree in both modes; "
+                   "this model has a single layer, so no later layer shows the leak.")
     drift = max(st["n_vs_n_plus_1_max_per_layer"])
     out.append(f"\"n vs n+1\": the same K and V computed from the {n} tokens alone and with {st['appended']!r} appended "
                f"(causal): {_num(drift)}. " + ("Any difference there, typically ~1e-7, is floating-point rounding: "
