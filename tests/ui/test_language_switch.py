@@ -229,10 +229,10 @@ def test_the_mask_panel_takes_its_new_words_without_drawing_or_repainting_its_pl
     translator.set_language("pt_BR")  # a panel alone follows at once (no window to schedule it)
     qtbot.wait(100)
     assert drawn == [] and [c.count for c in painted] == [0] and [c.count for c in resized] == [0] * 5
-    assert panel.grid_box.title() == "A máscara somada às pontuações"
+    assert panel.grid_box.title() == "A máscara somada aos scores"  # the material's word for a score
     assert panel.table.horizontalHeaderItem(4).text() == "Veredito"
     assert panel.table.item(3, 4).text() == tr("mask.verdict.leaks") == "o futuro vaza"
-    assert panel.selected_text.text().startswith("<b>zerar a pontuação</b>: o futuro ainda recebe até 0,25")
+    assert panel.selected_text.text().startswith("<b>zerar o score</b>: o futuro ainda recebe até 0,25")
     assert panel.ascii_choice.itemText(1) == tr("mask.ascii.head", head=0, layer=state.layer)
     assert panel.sums_plot.getAxis("left").labelText == "Σ pesos (média das cabeças)"
     assert panel.grid_plot.getAxis("left").labelText == tr("mask.query")

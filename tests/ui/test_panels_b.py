@@ -501,7 +501,7 @@ def test_portrait_says_where_a_missing_role_is_and_show_opens_it(qtbot, state, t
     assert line == roles.where_sentence(found, "en")
     assert f"none in layer {shown_layer}" in line and f"layer {other} has" in line
     best = found.nearest()[0]
-    assert f"H{best.head} ({best.score:.2f})" in line  # the measured weight, not a fixed text
+    assert f"head {best.head} ({best.score:.2f})" in line  # the measured weight, not a fixed text
     assert panel.where_box.buttons["previous-token"].isVisibleTo(panel)
     with qtbot.waitSignal(panel.head_selected, timeout=5000) as blocker:
         qtbot.mouseClick(panel.where_box.buttons["previous-token"], Qt.MouseButton.LeftButton)
@@ -940,7 +940,7 @@ def test_kv_stability_tab_is_built_a_part_per_turn(qtbot, state):
     clicked = shown(qtbot, KVBenchPanel())
     clicked.show_state(state)
     clicked.tabs.setCurrentWidget(clicked.stability_tab)
-    assert clicked.stab_explain.text() == tr("kvstab.explain") and not clicked.stab_plots  # this turn: its words
+    assert clicked.stab_explain.source_text() == tr("kvstab.explain") and not clicked.stab_plots  # this turn: its words
     qtbot.waitUntil(lambda: clicked._stability_built, timeout=2000)  # no idle builder: the tab finishes itself
     assert set(clicked.stab_plots) == {"causal", "bidirectional"} and clicked.stab_colorbar.scene() is not None
     assert clicked.stab_summary.text() == tr("kvbench.no_worker")  # filled with what it knows
@@ -1089,7 +1089,7 @@ def test_one_token_and_no_worker(qtbot, state):
     assert "at least 2 tokens" in portrait.explain.text()
     kv.show_state(one)
     assert not kv.run_benchmark()  # no worker set: says so instead of pretending
-    assert "No worker" in kv.message.text()
+    assert kv.message.text() == tr("kvbench.no_worker")  # said in words, no "worker"
 
 
 def test_exports_png_and_csv(qtbot, state, tmp_path):

@@ -423,6 +423,7 @@ def render_text(result: dict, lang: str | None = None) -> str:
         for role in roles.ROLES:
             out.append(f"- {summary['sentences'][role]}")
         out.append(t("step4.rules", rules="; ".join(f"{d['name']}: {d['rule']}" for d in summary["descriptions"].values())))
+        out.append(t("step4.positional"))
         ref = summary["induction_reference"]
         out.append(t("step4.induction", n=result["detectors"]["induction_sequence_length"], maximum=ref["maximum"],
                      uniform=ref["uniform"]))

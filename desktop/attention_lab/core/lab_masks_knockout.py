@@ -16,6 +16,7 @@ from typing import Sequence
 import torch
 
 from . import ablation, masks
+from .roles import head_name
 from .lens import GPT2Lens
 from .lab_texts import lab_text
 from .numbers import number
@@ -54,6 +55,10 @@ def _number(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
+def _positions(positions: Sequence[int], lang: str = "en") -> str:
+    return ", ".join(f"#{p}" for p in positions) or lab_text("none", lang)
+
+
 def mask_section(lens: GPT2Lens, ids: Sequence[int], spec: masks.MaskSpec, layer: int, position: int,
                  replacement_id: int) -> tuple[dict, torch.Tensor]:
     """The mask, its reach, its verdicts (measured), and the lab's attention and edit under it.
@@ -69,6 +74,8 @@ def mask_section(lens: GPT2Lens, ids: Sequence[int], spec: masks.MaskSpec, layer
         "mask": _grid(allowed),
         "reach": _grid(report.reach),
         "verdicts": report.verdicts(),
+        # a prefix-LM as trained takes no loss on its prefix: the verdict for that choice too
+        "verdicts_loss_after_prefix": report.verdicts("after-prefix"),
         "mask_measurements": {
             "leaks_labels_measured": report.leaks_labels_measured,
             "reach_confirmed": report.reach_confirmed,
@@ -132,6 +139,9 @@ def render_sections(result: dict, shown: int, lang: str = "en") -> list[str]:
     leak = result["leakage_under_mask"]
     out.append(t("designer.leaks", reach=yes[v["leaks_labels"]], probed=len(m["probed_positions"]),
                  measured=yes[m["leaks_labels_measured"]], confirmed=yes[m["reach_confirmed"]]))
+    if result["mask_spec"].startswith("prefix:"):
+        after = result["verdicts_loss_after_prefix"]
+        out.append(t("designer.prefix", leaking=_positions(v["leaking_positions"], lang), after=yes[after["leaks_labels"]]))
     moved = t("step3.exactly_zero") if m["kv_max_change"] == 0 else t("step3.up_to", x=number(m["kv_max_change"], ".3g", lang))
     out.append(t("designer.kv", valid=yes[v["kv_cache_valid"]], moved=moved, predicted=yes[m["kv_cache_valid_predicted"]],
                  positions=v["cache_positions_per_layer"]))
@@ -139,7 +149,7 @@ def render_sections(result: dict, shown: int, lang: str = "en") -> list[str]:
     out.append(t("designer.moved", changed=changed, same=yes[leak["changed_as_reach_predicts"]]))
     ab = result.get("ablation")
     if ab:
-        heads = ", ".join(f"L{layer} H{head}" for layer, head in ab["heads"])
+        heads = "; ".join(head_name(layer, head, lang) for layer, head in ab["heads"])  # as the app writes a head
         out.append("\n" + t("knockout", mode=ab["mode"], heads=heads, position=ab["position"]))
         for name in ("before", "after"):
             guesses = ", ".join(f"{g['token']!r} {number(g['p'], '.3f', lang)}" for g in ab[f"top_{name}"])

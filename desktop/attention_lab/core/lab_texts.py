@@ -13,8 +13,8 @@ LANGUAGES = ("en", "pt_BR")
 
 LAB_TEXTS: dict[str, dict[str, str]] = {
     "title": {
-        "en": "Attention Lab — {name}: {layers} layers × {heads} heads, d = {d} (= {heads} × {d_k}), context {ctx}",
-        "pt_BR": "Attention Lab — {name}: {layers} camadas × {heads} cabeças, d = {d} (= {heads} × {d_k}), contexto {ctx}",
+        "en": "Attention Lab — {name}: {layers} layer(s) × {heads} heads, d = {d} (= {heads} × {d_k}), context {ctx}",
+        "pt_BR": "Attention Lab — {name}: {layers} camada(s) × {heads} cabeças, d = {d} (= {heads} × {d_k}), contexto {ctx}",
     },
     "chapter.same": {
         "en": "The chapter's numbers: d = {d} split into {heads} heads of {d_k}.",
@@ -75,10 +75,18 @@ LAB_TEXTS: dict[str, dict[str, str]] = {
         "pt_BR": "Passo 4 — retrato das cabeças da camada {layer}{rows}",
     },
     "step4.rows": {
-        "en": " (query rows 1..{last}; entropy in nats, natural log)",
-        "pt_BR": " (linhas de query 1..{last}; entropia em nats, logaritmo natural)",
+        "en": " (query rows 1..{last}; entropy 0: all weight on one token)",
+        "pt_BR": " (linhas de query 1..{last}; entropia 0: todo o peso num token só)",
     },
     "step4.rules": {"en": "Rules: {rules}.", "pt_BR": "Regras: {rules}."},
+    "step4.positional": {
+        "en": "Positional: most of the weight on one offset back, judged by where the weight goes; a mean distance "
+              "near 1 can also be a head split between the token itself and two back. Previous-token is the "
+              "chapter's picture of distance ≈ 1.",
+        "pt_BR": "Posicional: a maior parte do peso num só deslocamento para trás, julgada por onde o peso vai; uma "
+                 "distância média perto de 1 também pode ser uma cabeça dividida entre o próprio token e dois para "
+                 "trás. Token anterior é a imagem da apostila de distância ≈ 1.",
+    },
     "step4.induction": {
         "en": "Induction is measured on a random sequence repeated twice ({n} tokens): the most a head can score "
               "there is {maximum:.2f}, a head spreading evenly scores {uniform:.2f}.",
@@ -119,10 +127,10 @@ LAB_TEXTS: dict[str, dict[str, str]] = {
                  "camada 1 em diante, sem a máscara, toda posição anterior fica sabendo do token novo.",
     },
     "step5.layer0.single": {
-        "en": "This model has one layer: its K and V see only their own token and position, so they agree in "
-              "both modes; with two or more layers, without the mask, earlier K and V change with the new token.",
-        "pt_BR": "Este modelo tem uma camada só: seus K e V só veem o próprio token e a posição, então concordam "
-                 "nos dois modos; com duas camadas ou mais, sem a máscara, K e V anteriores mudam com o token novo.",
+        "en": "Layer 0's K and V see only their own token and position, so they agree in both modes; this model "
+              "has a single layer, so no later layer shows the leak.",
+        "pt_BR": "K e V da camada 0 só veem o próprio token e a posição, então concordam nos dois modos; este "
+                 "modelo tem uma camada só, então nenhuma camada seguinte mostra o vazamento.",
     },
     "step5.drift": {
         "en": "\"n vs n+1\": the same K and V computed from the {n} tokens alone and with {appended} appended "
@@ -163,6 +171,7 @@ LAB_TEXTS: dict[str, dict[str, str]] = {
     },
     "shapes": {"en": "Shapes (layer 0; every layer has the same)", "pt_BR": "Formatos (camada 0; toda camada tem os mesmos)"},
     "yes": {"en": "yes", "pt_BR": "sim"},
+    "none": {"en": "none", "pt_BR": "nenhuma"},
     "no": {"en": "no", "pt_BR": "não"},
     "NO": {"en": "NO", "pt_BR": "NÃO"},
     "col.pos": {"en": "pos", "pt_BR": "pos"},
@@ -195,6 +204,12 @@ LAB_TEXTS: dict[str, dict[str, str]] = {
               "{measured}; measured grid equals reach: {confirmed}",
         "pt_BR": "Vaza os rótulos no treino em paralelo: {reach} (alcance); medido trocando {probed} posições: "
                  "{measured}; a grade medida é igual ao alcance: {confirmed}",
+    },
+    "designer.prefix": {
+        "en": "That is with the loss at every position (leaking: {leaking}); with the loss only after the prefix, as "
+              "a prefix-LM is trained: {after}",
+        "pt_BR": "Isso com a loss em toda posição (vazam: {leaking}); com a loss só depois do prefixo, como um "
+                 "prefix-LM é treinado: {after}",
     },
     "designer.kv": {
         "en": "KV cache valid: {valid} (appending a token moved earlier K/V by {moved}; reach predicts {predicted}); "

@@ -136,7 +136,7 @@ class MaskPanel(Panel):
 
         # ---- right: why −∞ and not zero?
         self.why_box = QGroupBox(self)
-        self.why_explain = QLabel(self.why_box)
+        self.why_explain = explanation_label(self.why_box)  # the rest behind "More…"
         self.why_explain.setWordWrap(True)
         self.mode_label = QLabel(self.why_box)
         self.mode_choice = QComboBox(self.why_box)

@@ -18,14 +18,24 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QTableWidget, QTab
 from attention_lab.ui import number_format
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.strings import portrait as _role_texts  # noqa: F401 -- registers the role names
+from attention_lab.ui.strings import window as _window_texts  # noqa: F401 -- registers "More…" and "Less"
 from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ticks  # the head grid's: as many labels as fit
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_view_range
 
 # ---------------------------------------------------------------------------- labels
 
 
+#: where a text's first paragraph ends and the rest, shown behind "More…", begins (see
+#: :class:`ExplanationLabel`; the string tables' word budgets count the part before it)
+MORE = "<!--more-->"
+
+
 class ExplanationLabel(QLabel):
     """A selectable, word-wrapped rich-text label whose height for a width is measured once per text.
+
+    A text with :data:`MORE` in it shows what comes before it and a "More…" link; the link
+    shows the rest (and "Less" hides it again).  The choice stays for the label's next texts: a
+    learner who opened the details keeps them when the numbers change.
 
     QLabel lays its selectable text out again for every ``heightForWidth`` question (it sets the
     text control's width), and that relayout repaints the label: each turn of a model switch's
@@ -40,6 +50,39 @@ class ExplanationLabel(QLabel):
         super().__init__(parent)
         #: (text, font, margins) -> {width: height}, the newest last
         self._heights: dict[tuple, dict[int, int]] = {}
+        self._source = ""  # the text as given, MORE and all
+        self.expanded = False
+        self.linkActivated.connect(self._on_link)
+
+    def setText(self, text: str) -> None:  # noqa: N802 -- Qt's name
+        self._source = text
+        shown = self._shown()
+        if shown != self.text():
+            super().setText(shown)
+
+    def source_text(self) -> str:
+        """The text as given (both parts); :meth:`text` is what is shown."""
+        return self._source
+
+    def has_more(self) -> bool:
+        return MORE in self._source
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        super().setText(self._shown())
+
+    def _on_link(self, href: str) -> None:
+        if href in ("#more", "#less"):
+            self.set_expanded(href == "#more")
+
+    def _shown(self) -> str:
+        first, marker, rest = self._source.partition(MORE)
+        if not marker:
+            return first
+        self.setTextInteractionFlags(self.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        if self.expanded:
+            return f'{first}{rest} <a href="#less">{tr("more.less")}</a>'
+        return f'{first} <a href="#more">{tr("more.more")}</a>'
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 -- Qt's name
         key = (self.text(), self.font().key(), self.contentsMargins().top(), self.contentsMargins().bottom(),
