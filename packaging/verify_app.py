@@ -41,6 +41,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -56,7 +57,6 @@ DOWNLOAD_TIMEOUT_S = 300
 UNPACKED_GOAL_BYTES = 1_000_000_000
 COMPRESSED_GOAL_BYTES = 450_000_000
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
-WINDOWS_SETUP = "{app}-{version}-windows-x64-setup.exe"
 MAC_APP = f"{fc.DISPLAY_NAME}.app"
 
 
@@ -397,7 +397,7 @@ def inno_uninstall_command(target: Path) -> list[str]:
     return [str(target / "unins000.exe"), "/VERYSILENT", "/SUPPRESSMSGBOXES", "/NORESTART"]
 
 
-def start_menu_shortcut(environ: dict[str, str] | os._Environ) -> Path:
+def start_menu_shortcut(environ: Mapping[str, str]) -> Path:
     """The per-user Start menu entry the .iss makes ({autoprograms} when not admin)."""
     return Path(environ.get("APPDATA", "")) / "Microsoft" / "Windows" / "Start Menu" / "Programs" / f"{fc.DISPLAY_NAME}.lnk"
 
