@@ -19,7 +19,6 @@ another folder; ``ATTENTION_LAB_BUNDLE_GPT2`` also bundles GPT-2 small).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -31,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import freeze_config as fc  # noqa: E402
-from build_linux import DIST, SPEC, WORK, mib, run, setup_environment, tree_size  # noqa: E402
+from build_linux import DIST, mib, run, run_pyinstaller, setup_environment, tree_size, write_report  # noqa: E402
 
 ISS = HERE / "windows" / "attention-lab.iss"
 
@@ -78,9 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     bundle = DIST / fc.APP_NAME
     t0 = time.monotonic()
     if not args.skip_pyinstaller:
-        WORK.mkdir(parents=True, exist_ok=True)
-        run([python, "-m", "PyInstaller", SPEC, "--noconfirm", "--clean",
-             "--distpath", DIST, "--workpath", WORK / "pyinstaller"], cwd=ROOT)
+        run_pyinstaller(python)
     pyinstaller_s = time.monotonic() - t0
     for exe in (f"{fc.APP_NAME}.exe", f"{fc.APP_NAME}-cli.exe"):
         if not (bundle / exe).is_file():
@@ -106,8 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds_iscc": round(iscc_s, 1),
         "seconds_total": round(total_s, 1),
     }
-    (DIST / "build-report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print()
+    write_report(report)
     print(f"bundle     {bundle}  {mib(unpacked)} unpacked")
     print(f"installer  {setup}  {mib(report['installer_bytes'])}")
     print(f"build time {total_s / 60:.1f} min (PyInstaller {pyinstaller_s / 60:.1f} min, Inno Setup {iscc_s / 60:.1f} min)")

@@ -30,6 +30,7 @@ dist/verify-report-<platform>.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -41,7 +42,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -117,6 +118,9 @@ def clean_env(home: Path, platform: str = sys.platform, extra: dict[str, str] | 
         env = {
             "SYSTEMROOT": system_root,  # Windows' own DLLs and Winsock need it
             "WINDIR": system_root,
+            "SYSTEMDRIVE": os.environ.get("SYSTEMDRIVE", "C:"),
+            "COMSPEC": f"{system_root}\\System32\\cmd.exe",
+            "PATHEXT": ".COM;.EXE;.BAT;.CMD",
             "PATH": f"{system_root}\\System32;{system_root}",
             "USERPROFILE": str(home),
             "APPDATA": str(home / "AppData" / "Roaming"),
@@ -459,6 +463,30 @@ def install_mac(checks: Checks, dmg: Path, scratch: Path) -> Path | None:
 
 
 # --------------------------------------------------------------------------- main
+@contextlib.contextmanager
+def scratch_folder(keep: bool = False) -> Iterator[Path]:
+    """A folder for the installed copies and the fresh users' homes: removed after, unless ``keep``."""
+    scratch = Path(tempfile.mkdtemp(prefix="attention-lab-verify-"))
+    try:
+        yield scratch
+    finally:
+        if keep:
+            print(f"scratch folder kept: {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def finish(checks: Checks, out: Path, started: float, network: str, **fields) -> int:
+    """Write the report, print the tally; the exit status (0: every check passed, and there was one)."""
+    total = time.monotonic() - started
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({**fields, "network": network, "seconds": round(total, 1), "ok": checks.ok,
+                               "checks": checks.results}, indent=2) + "\n", encoding="utf-8")
+    passed = sum(r["ok"] for r in checks.results)
+    print(f"\n{passed}/{len(checks.results)} checks passed in {total / 60:.1f} min; network: {network}")
+    return 0 if checks.ok and checks.results else 1
+
+
 def default_installer(platform: str) -> Path:
     report = DIST / "build-report.json"
     if not report.is_file():
@@ -483,38 +511,25 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("on Linux: python3 packaging/verify_bundle.py (the .tar.gz and the .deb)")
     version = fc.read_version()
     checks = Checks()
-    scratch = Path(tempfile.mkdtemp(prefix="attention-lab-verify-"))
     started = time.monotonic()
     installed: Path | None = args.app.resolve() if args.app else None
     installer = None if installed else (args.installer or default_installer(platform)).resolve()
-    try:
-        with BlockedProxy() as proxy:
-            offline = offline_setup(platform, proxy)
-            print(f"network: {offline.description}")
-            if installer is not None:
-                installed = (install_windows if platform == "win32" else install_mac)(checks, installer, scratch)
-            if installed is not None:
-                app_exe, cli_exe = executables(installed, platform)
-                check_app(checks, platform, [str(cli_exe)], scratch, offline, version, args.gpt2, platform)
-                check_download(checks, platform, [str(app_exe)], scratch, proxy, platform)
-                check_sizes(checks, tree_size(installed), {installer.name: installer.stat().st_size} if installer else {},
-                            args.gpt2)
-                if installer is not None and platform == "win32":
-                    uninstall_windows(checks, installed)
-            check_proxy_untouched(checks, proxy)
-    finally:
-        if args.keep:
-            print(f"scratch folder kept: {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
-    total = time.monotonic() - started
-    DIST.mkdir(exist_ok=True)
-    out = DIST / f"verify-report-{platform}{'-gpt2' if args.gpt2 else ''}.json"
-    out.write_text(json.dumps({"platform": platform, "network": offline.description, "seconds": round(total, 1),
-                               "ok": checks.ok, "checks": checks.results}, indent=2) + "\n", encoding="utf-8")
-    passed = sum(r["ok"] for r in checks.results)
-    print(f"\n{passed}/{len(checks.results)} checks passed in {total / 60:.1f} min; network: {offline.description}")
-    return 0 if checks.ok and checks.results else 1
+    with scratch_folder(args.keep) as scratch, BlockedProxy() as proxy:
+        offline = offline_setup(platform, proxy)
+        print(f"network: {offline.description}")
+        if installer is not None:
+            installed = (install_windows if platform == "win32" else install_mac)(checks, installer, scratch)
+        if installed is not None:
+            app_exe, cli_exe = executables(installed, platform)
+            check_app(checks, platform, [str(cli_exe)], scratch, offline, version, args.gpt2, platform)
+            check_download(checks, platform, [str(app_exe)], scratch, proxy, platform)
+            check_sizes(checks, tree_size(installed), {installer.name: installer.stat().st_size} if installer else {},
+                        args.gpt2)
+            if installer is not None and platform == "win32":
+                uninstall_windows(checks, installed)
+        check_proxy_untouched(checks, proxy)
+    return finish(checks, DIST / f"verify-report-{platform}{'-gpt2' if args.gpt2 else ''}.json", started,
+                  offline.description, platform=platform)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 
@@ -43,7 +42,8 @@ sys.path.insert(0, str(HERE))
 import freeze_config as fc  # noqa: E402
 from build_linux import INSTALL_PREFIX, LAUNCHER_PATH, tree_size  # noqa: E402
 from verify_app import (  # noqa: E402  -- the checks every platform's installer gets
-    BlockedProxy, Checks, Offline, check_app, check_download, check_proxy_untouched, check_sizes, offline_setup, tail,
+    BlockedProxy, Checks, Offline, check_app, check_download, check_proxy_untouched, check_sizes, finish, offline_setup,
+    scratch_folder, tail,
 )
 
 DIST = ROOT / "dist"
@@ -166,34 +166,21 @@ def main(argv: list[str] | None = None) -> int:
         args.deb = args.deb or ROOT / report["deb"]
     checks = Checks()
     xvfb = not args.no_xvfb and shutil.which("xvfb-run") is not None
-    scratch = Path(tempfile.mkdtemp(prefix="attention-lab-verify-"))
     started = time.monotonic()
-    try:
-        with BlockedProxy() as proxy:
-            offline = offline_setup("linux", proxy)
-            isolation = offline.description if offline.isolated else f"NOT isolated (no usable unshare): {offline.description}"
-            print(f"network isolation: {isolation}")
-            if not offline.isolated and args.require_offline:
-                checks.record("network isolation", False, isolation)
-            unpacked = check_tarball(checks, args.tar.resolve(), scratch, offline, version, args.gpt2, xvfb)
-            check_deb(checks, args.deb.resolve(), scratch, offline, version, args.gpt2)
-            if args.system_install:
-                check_system_install(checks, args.deb, scratch, offline, version, args.gpt2)
-            check_sizes(checks, tree_size(unpacked), {args.tar.name: args.tar.stat().st_size, args.deb.name: args.deb.stat().st_size},
-                        args.gpt2)
-            check_proxy_untouched(checks, proxy)
-    finally:
-        if args.keep:
-            print(f"scratch folder kept: {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
-    total = time.monotonic() - started
-    out = DIST / f"verify-report{'-gpt2' if args.gpt2 else ''}.json"
-    out.write_text(json.dumps({"isolation": isolation, "seconds": round(total, 1), "ok": checks.ok,
-                               "checks": checks.results}, indent=2) + "\n", encoding="utf-8")
-    passed = sum(r["ok"] for r in checks.results)
-    print(f"\n{passed}/{len(checks.results)} checks passed in {total / 60:.1f} min; network isolation: {isolation}")
-    return 0 if checks.ok else 1
+    with scratch_folder(args.keep) as scratch, BlockedProxy() as proxy:
+        offline = offline_setup("linux", proxy)
+        isolation = offline.description if offline.isolated else f"NOT isolated (no usable unshare): {offline.description}"
+        print(f"network isolation: {isolation}")
+        if not offline.isolated and args.require_offline:
+            checks.record("network isolation", False, isolation)
+        unpacked = check_tarball(checks, args.tar.resolve(), scratch, offline, version, args.gpt2, xvfb)
+        check_deb(checks, args.deb.resolve(), scratch, offline, version, args.gpt2)
+        if args.system_install:
+            check_system_install(checks, args.deb, scratch, offline, version, args.gpt2)
+        check_sizes(checks, tree_size(unpacked), {args.tar.name: args.tar.stat().st_size, args.deb.name: args.deb.stat().st_size},
+                    args.gpt2)
+        check_proxy_untouched(checks, proxy)
+    return finish(checks, DIST / f"verify-report{'-gpt2' if args.gpt2 else ''}.json", started, isolation)
 
 
 if __name__ == "__main__":

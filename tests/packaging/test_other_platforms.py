@@ -7,7 +7,6 @@ release workflow's hosted runners."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import plistlib
@@ -18,6 +17,7 @@ import urllib.request
 from pathlib import Path, PureWindowsPath
 
 import pytest
+from packaging_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
@@ -26,21 +26,11 @@ DMG_SCRIPT = PACKAGING / "macos" / "build_dmg.sh"
 PLATFORMS = ("linux", "win32", "darwin")
 
 
-def _load(name: str):
-    if str(PACKAGING) not in sys.path:
-        sys.path.insert(0, str(PACKAGING))
-    spec = importlib.util.spec_from_file_location(f"_al_platforms_{name}", PACKAGING / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fc = _load("freeze_config")
-entry = _load("entry")
-va = _load("verify_app")
-bw = _load("build_windows")
-dev = _load("dev")
+fc = load("freeze_config", "_al_platforms")
+entry = load("entry", "_al_platforms")
+va = load("verify_app", "_al_platforms")
+bw = load("build_windows", "_al_platforms")
+dev = load("dev", "_al_platforms")
 
 
 # --------------------------------------------------------------------------- the installed app

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import configparser
-import importlib.util
 import json
 import os
 import shutil
@@ -19,26 +18,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
 SPEC = PACKAGING / "attention_lab.spec"
 
 
-def _load(name: str):
-    """Import packaging/<name>.py under a private module name."""
-    if str(PACKAGING) not in sys.path:
-        sys.path.insert(0, str(PACKAGING))  # the scripts import freeze_config by name
-    spec = importlib.util.spec_from_file_location(f"_al_packaging_{name}", PACKAGING / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-fc = _load("freeze_config")
-entry = _load("entry")
-build = _load("build_linux")
+fc = load("freeze_config")
+entry = load("entry")
+build = load("build_linux")
 
 
 # --------------------------------------------------------------------------- the spec

@@ -5,7 +5,6 @@ the build script makes."""
 from __future__ import annotations
 
 import fnmatch
-import importlib.util
 import os
 import re
 import shutil
@@ -15,24 +14,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from packaging_scripts import load
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
 WORKFLOW = ROOT / ".github" / "workflows" / "installers.yml"
 
 
-def _load(name: str):
-    if str(PACKAGING) not in sys.path:
-        sys.path.insert(0, str(PACKAGING))
-    spec = importlib.util.spec_from_file_location(f"_al_workflow_{name}", PACKAGING / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fc = _load("freeze_config")
-build_windows = _load("build_windows")
+fc = load("freeze_config", "_al_workflow")
+build_windows = load("build_windows", "_al_workflow")
 
 
 def _workflow() -> dict:
