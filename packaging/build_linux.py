@@ -120,11 +120,12 @@ def control_text(info: DebInfo) -> str:
 
 
 def desktop_entry_text(exec_name: str = fc.APP_NAME, icon: str = fc.APP_NAME) -> str:
-    """The freedesktop .desktop entry (Desktop Entry Specification 1.5)."""
+    """The freedesktop .desktop entry (Desktop Entry Specification 1.4: it uses no key of 1.5,
+    and desktop-file-validate before 0.27 (Debian 12, Ubuntu 22.04) rejects "1.5")."""
     return "\n".join([
         "[Desktop Entry]",
         "Type=Application",
-        "Version=1.5",
+        "Version=1.4",
         f"Name={fc.DISPLAY_NAME}",
         "GenericName=Attention visualizer",
         "GenericName[pt_BR]=Visualizador de atenção",

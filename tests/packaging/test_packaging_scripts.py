@@ -336,6 +336,16 @@ def test_desktop_entry():
     assert "Comment[pt_BR]" in entry_
 
 
+@pytest.mark.skipif(shutil.which("desktop-file-validate") is None, reason="desktop-file-utils not installed")
+def test_desktop_entry_passes_desktop_file_validate(tmp_path):
+    """verify_bundle.py runs the validator on the .deb's entry: the Debian 12 / Ubuntu 22.04
+    one (0.26) rejected the version "1.5" the entry used to declare."""
+    path = tmp_path / "attention-lab.desktop"
+    path.write_text(build.desktop_entry_text(), encoding="utf-8")
+    proc = subprocess.run(["desktop-file-validate", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0 and "error" not in proc.stdout, proc.stdout + proc.stderr
+
+
 def test_deb_tree_and_package(tmp_path):
     bundle = tmp_path / "dist" / "attention-lab"
     (bundle / "_internal" / "resources").mkdir(parents=True)
