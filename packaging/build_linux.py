@@ -312,7 +312,8 @@ def run_pyinstaller(python: str, env: dict[str, str] | None = None) -> None:
 
 def write_report(report: dict, suffix: str = "") -> None:
     """dist/build-report[suffix].json: what the verify scripts and the workflow read."""
-    write_report(report, suffix)
+    (DIST / f"build-report{suffix}.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print()
 
 
 # --------------------------------------------------------------------------- main

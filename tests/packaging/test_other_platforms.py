@@ -142,6 +142,18 @@ def test_download_check_fails_when_the_process_fetches_nothing(tmp_path):
     assert not checks.ok and checks.results[0]["check"] == "fake: download process finished"
 
 
+def test_report_and_exit_status(tmp_path):
+    passed, failed, empty = va.Checks(), va.Checks(), va.Checks()
+    passed.record("a", True)
+    failed.record("a", True)
+    failed.record("b", False, "why")
+    assert va.finish(passed, tmp_path / "r.json", 0.0, "net", platform="win32") == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["ok"] and report["platform"] == "win32" and report["network"] == "net" and len(report["checks"]) == 1
+    assert va.finish(failed, tmp_path / "f.json", 0.0, "net") == 1
+    assert va.finish(empty, tmp_path / "e.json", 0.0, "net") == 1  # nothing checked is no pass
+
+
 def test_size_goals():
     checks = va.Checks()
     va.check_sizes(checks, 660_000_000, {"a.tar.gz": 240_000_000, "a.deb": 239_000_000}, with_gpt2=False)

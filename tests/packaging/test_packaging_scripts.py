@@ -336,6 +336,12 @@ def test_desktop_entry():
     assert "Comment[pt_BR]" in entry_
 
 
+def test_build_report_is_written_where_the_verify_scripts_read_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "DIST", tmp_path)
+    build.write_report({"tar_gz": "dist/a.tar.gz", "deb": "dist/a.deb"}, "-gpt2")
+    assert json.loads((tmp_path / "build-report-gpt2.json").read_text()) == {"tar_gz": "dist/a.tar.gz", "deb": "dist/a.deb"}
+
+
 @pytest.mark.skipif(shutil.which("desktop-file-validate") is None, reason="desktop-file-utils not installed")
 def test_desktop_entry_passes_desktop_file_validate(tmp_path):
     """verify_bundle.py runs the validator on the .deb's entry: the Debian 12 / Ubuntu 22.04
