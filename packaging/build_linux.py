@@ -120,11 +120,12 @@ def control_text(info: DebInfo) -> str:
 
 
 def desktop_entry_text(exec_name: str = fc.APP_NAME, icon: str = fc.APP_NAME) -> str:
-    """The freedesktop .desktop entry (Desktop Entry Specification 1.5)."""
+    """The freedesktop .desktop entry (Desktop Entry Specification 1.4: it uses no key of 1.5,
+    and desktop-file-validate before 0.27 (Debian 12, Ubuntu 22.04) rejects "1.5")."""
     return "\n".join([
         "[Desktop Entry]",
         "Type=Application",
-        "Version=1.5",
+        "Version=1.4",
         f"Name={fc.DISPLAY_NAME}",
         "GenericName=Attention visualizer",
         "GenericName[pt_BR]=Visualizador de atenção",
@@ -302,6 +303,19 @@ def setup_environment(python: str | None) -> str:
     return python
 
 
+def run_pyinstaller(python: str, env: dict[str, str] | None = None) -> None:
+    """The shared spec into dist/attention-lab (the same call on every platform)."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    run([python, "-m", "PyInstaller", SPEC, "--noconfirm", "--clean",
+         "--distpath", DIST, "--workpath", WORK / "pyinstaller"], cwd=ROOT, env=env)
+
+
+def write_report(report: dict, suffix: str = "") -> None:
+    """dist/build-report[suffix].json: what the verify scripts and the workflow read."""
+    (DIST / f"build-report{suffix}.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print()
+
+
 # --------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -330,8 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     bundle = DIST / fc.APP_NAME
     t0 = time.monotonic()
     if not args.skip_pyinstaller:
-        run([python, "-m", "PyInstaller", SPEC, "--noconfirm", "--clean",
-             "--distpath", DIST, "--workpath", WORK / "pyinstaller"], cwd=ROOT, env=env)
+        run_pyinstaller(python, env)
     pyinstaller_s = time.monotonic() - t0
     if not (bundle / fc.APP_NAME).is_file():
         raise SystemExit(f"no bundle at {bundle}")
@@ -373,8 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds_deb": round(deb_s, 1),
         "seconds_total": round(total_s, 1),
     }
-    (DIST / f"build-report{suffix}.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print()
+    write_report(report, suffix)
     print(f"bundle    {bundle}  {mib(unpacked)} unpacked")
     print(f"tar.gz    {tarball}  {mib(report['tar_gz_bytes'])}")
     print(f"deb       {deb}  {mib(report['deb_bytes'])} ({args.deb_compression}; needs glibc >= {info.glibc})")

@@ -24,9 +24,19 @@ ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv"
 CONSTRAINTS = ROOT / "packaging" / "constraints.txt"
 TORCH = "torch==2.13.0"
-# On Linux/Windows the CPU wheel index keeps pip from choosing a CUDA build when no local
-# wheel is available; on this project's build machines the CPU wheel is on local disk.
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def torch_install_attempts(platform: str = sys.platform) -> list[list[str]]:
+    """pip arguments for torch's CPU build, to try in order on ``platform``.
+
+    On Linux PyPI's torch is the CUDA build (gigabytes of NVIDIA libraries in every
+    installer), so the CPU build is asked for by its local version (a wheel on disk, as on
+    this project's build machines), else taken from PyTorch's CPU index (a hosted runner).
+    On Windows and macOS PyPI's torch is the CPU build."""
+    if platform.startswith("linux"):
+        return [[f"{TORCH}+cpu"], [TORCH, "--index-url", TORCH_CPU_INDEX]]
+    return [[TORCH], [TORCH, "--index-url", TORCH_CPU_INDEX]]
 
 
 def venv_python() -> Path:
@@ -47,10 +57,15 @@ def setup() -> None:
         print(f"creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     if not has_torch():
-        try:
-            pip("install", "--disable-pip-version-check", TORCH)
-        except subprocess.CalledProcessError:
-            pip("install", "--disable-pip-version-check", TORCH, "--index-url", TORCH_CPU_INDEX)
+        *first, last = torch_install_attempts()
+        for attempt in first:
+            try:
+                pip("install", "--disable-pip-version-check", *attempt)
+                break
+            except subprocess.CalledProcessError:
+                continue
+        else:
+            pip("install", "--disable-pip-version-check", *last)
     # Reinstall the project only when its metadata or the pins changed.
     stamp = VENV / ".attention-lab-installed"
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + CONSTRAINTS.read_bytes()).hexdigest()

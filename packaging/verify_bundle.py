@@ -16,6 +16,10 @@ and ``--smoke-test --all-panels`` (exit 0 and "smoke test: ok"; a crash at exit 
 - from an empty working folder, with an empty ``HOME`` and no Python, Hugging Face or
   Attention Lab variables, so nothing from the checkout or a cache can help.
 
+Then the unpacked app's download process against a loopback hub, the sizes against the
+goals, and that nothing reached the blocked proxy (packaging/verify_app.py: the checks
+the Windows and macOS installers get too).
+
 Exit status 0 when every check passed; the results also go to dist/verify-report.json.
 """
 
@@ -29,7 +33,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 
@@ -37,10 +40,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import freeze_config as fc  # noqa: E402
-from build_linux import INSTALL_PREFIX, LAUNCHER_PATH  # noqa: E402
+from build_linux import INSTALL_PREFIX, LAUNCHER_PATH, tree_size  # noqa: E402
+from verify_app import (  # noqa: E402  -- the checks every platform's installer gets
+    BlockedProxy, Checks, Offline, check_app, check_download, check_proxy_untouched, check_sizes, finish, offline_setup,
+    scratch_folder, tail,
+)
 
 DIST = ROOT / "dist"
-LAB_KEYS = {"model", "text", "tokens", "token_ids", "mask", "attention", "leakage", "heads", "kv_cache", "shapes"}
 DEB_FILES = (
     f".{INSTALL_PREFIX}/{fc.APP_NAME}",
     f".{INSTALL_PREFIX}/_internal/resources/demo-model/config.json",
@@ -50,119 +56,6 @@ DEB_FILES = (
     f"./usr/share/icons/hicolor/scalable/apps/{fc.APP_NAME}.svg",
     f"./usr/share/icons/hicolor/256x256/apps/{fc.APP_NAME}.png",
 )
-RUN_TIMEOUT_S = 900  # the smoke test gives itself 180 s; a loaded 2-core machine is slow to start
-
-
-class Checks:
-    def __init__(self) -> None:
-        self.results: list[dict] = []
-
-    def record(self, name: str, ok: bool, detail: str = "", seconds: float | None = None) -> bool:
-        self.results.append({"check": name, "ok": bool(ok), "detail": detail, "seconds": seconds})
-        mark = "PASS" if ok else "FAIL"
-        timing = f" ({seconds:.0f} s)" if seconds is not None else ""
-        print(f"[{mark}] {name}{timing}{': ' + detail if detail else ''}", flush=True)
-        return ok
-
-    @property
-    def ok(self) -> bool:
-        return all(r["ok"] for r in self.results)
-
-
-# --------------------------------------------------------------------------- isolation
-def offline_prefix() -> tuple[list[str], str]:
-    """The command prefix that cuts the network, and a word for the report."""
-    if shutil.which("unshare"):
-        for prefix in (["unshare", "-n"], ["unshare", "-rn"]):
-            probe = subprocess.run([*prefix, "cat", "/proc/net/dev"], capture_output=True, text=True)
-            if probe.returncode == 0:
-                interfaces = {line.split(":")[0].strip() for line in probe.stdout.splitlines()[2:] if ":" in line}
-                if interfaces <= {"lo"}:
-                    return prefix, " ".join(prefix)
-    return [], "none (unshare unavailable: network NOT isolated)"
-
-
-def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """A fresh user's environment: nothing from this shell's Python, HF or app settings."""
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(home),
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "QT_QPA_PLATFORM": "offscreen",
-        "TMPDIR": str(home / "tmp"),
-    }
-    (home / "tmp").mkdir(parents=True, exist_ok=True)
-    env.update(extra or {})
-    return env
-
-
-def run_app(prefix: list[str], argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, str, float]:
-    started = time.monotonic()
-    try:
-        proc = subprocess.run([*prefix, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-        return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-        return 124, out, err + f"\n(timed out after {RUN_TIMEOUT_S} s)", time.monotonic() - started
-
-
-def tail(text: str, n: int = 6) -> str:
-    return " | ".join(line for line in text.strip().splitlines()[-n:])
-
-
-# --------------------------------------------------------------------------- app checks
-def check_app(checks: Checks, label: str, argv0: list[str], scratch: Path, prefix: list[str],
-              version: str, expect_gpt2: bool, extra_env: dict[str, str] | None = None, xvfb: bool = False) -> None:
-    """--version, lab --json and --smoke-test of one installed copy, as a fresh user."""
-    home = scratch / f"home-{label}"
-    cwd = scratch / f"cwd-{label}"
-    home.mkdir(parents=True, exist_ok=True)
-    cwd.mkdir(parents=True, exist_ok=True)
-    env = clean_env(home, extra_env)
-
-    rc, out, err, secs = run_app(prefix, [*argv0, "--version"], cwd, env)
-    checks.record(f"{label}: --version", rc == 0 and version in out, f"rc={rc} {out.strip() or tail(err)}", secs)
-
-    rc, out, err, secs = run_app(prefix, [*argv0, "lab", "--json", "--new-tokens", "20"], cwd, env)
-    detail = f"rc={rc}"
-    ok = rc == 0
-    if ok:
-        try:
-            result = json.loads(out)
-            missing = LAB_KEYS - set(result)
-            model = result.get("model") or {}
-            model_text = json.dumps(model)[:160]
-            ok = not missing
-            detail += f"; keys missing: {sorted(missing)}" if missing else f"; {len(result)} keys; model {model_text}"
-            if expect_gpt2 and "gpt2" not in json.dumps(model).lower():
-                ok = False
-                detail += "; expected the bundled GPT-2 as the default model"
-        except json.JSONDecodeError as exc:
-            ok, detail = False, f"{detail}; stdout is not JSON ({exc}): {out[:200]!r}"
-    else:
-        detail += f"; {tail(err)}"
-    checks.record(f"{label}: lab --json", ok, detail, secs)
-
-    rc, out, err, secs = run_app(prefix, [*argv0, "--smoke-test", "--all-panels"], cwd, env)
-    said_ok = "smoke test: ok" in (out + err)
-    line = next((ln for ln in (out + err).splitlines() if ln.startswith("smoke test:")), tail(err))
-    why = "" if rc == 0 else "; stderr: " + tail("\n".join(ln for ln in err.splitlines() if "propagateSizeHints" not in ln), 3)
-    checks.record(f"{label}: --smoke-test (offscreen)", rc == 0 and said_ok, f"rc={rc}; {line}{why}", secs)
-
-    if xvfb:
-        xenv = dict(env, QT_QPA_PLATFORM="xcb")
-        rc, out, err, secs = run_app(prefix, ["xvfb-run", "-a", "-s", "-screen 0 1920x1200x24", *argv0, "--smoke-test", "--all-panels"], cwd, xenv)
-        said_ok = "smoke test: ok" in (out + err)
-        line = next((ln for ln in (out + err).splitlines() if ln.startswith("smoke test:")), tail(err))
-        why = "" if rc == 0 else "; stderr: " + tail("\n".join(ln for ln in err.splitlines() if "propagateSizeHints" not in ln), 3)
-        checks.record(f"{label}: --smoke-test (xcb under Xvfb)", rc == 0 and said_ok, f"rc={rc}; {line}{why}", secs)
-
-    hf_home = home / ".local" / "share" / fc.APP_NAME / "huggingface"
-    checks.record(f"{label}: writable HF_HOME made in the user's data folder", hf_home.is_dir(), str(hf_home.relative_to(scratch)))
-    leftovers = sorted(p.name for p in cwd.iterdir())
-    checks.record(f"{label}: nothing written to the working folder", not leftovers, ", ".join(leftovers))
 
 
 # --------------------------------------------------------------------------- artifacts
@@ -173,7 +66,8 @@ def latest_report(gpt2: bool) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def check_tarball(checks: Checks, tarball: Path, scratch: Path, prefix: list[str], version: str, gpt2: bool, xvfb: bool) -> None:
+def check_tarball(checks: Checks, tarball: Path, scratch: Path, offline: Offline, version: str, gpt2: bool,
+                  xvfb: bool) -> Path:
     dest = scratch / "tar"
     dest.mkdir()
     with tarfile.open(tarball) as archive:
@@ -184,7 +78,10 @@ def check_tarball(checks: Checks, tarball: Path, scratch: Path, prefix: list[str
     checks.record("tar.gz: executable present", exe.is_file() and os.access(exe, os.X_OK), str(exe.relative_to(scratch)))
     dangling = [str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_symlink() and not p.exists()]
     checks.record("tar.gz: no dangling symlinks", not dangling, ", ".join(dangling[:5]))
-    check_app(checks, "tar.gz", [str(exe)], scratch, prefix, version, gpt2, xvfb=xvfb)
+    check_app(checks, "tar.gz", [str(exe)], scratch, offline, version, gpt2, "linux", xvfb=xvfb)
+    assert offline.proxy is not None
+    check_download(checks, "tar.gz", [str(exe)], scratch, offline.proxy, "linux")
+    return exe.parent
 
 
 def deb_field(deb: Path, name: str) -> str:
@@ -208,7 +105,7 @@ def check_desktop_file(checks: Checks, path: Path, icon_root: Path) -> None:
     checks.record("deb: .desktop entry and icon", ok, detail)
 
 
-def check_deb(checks: Checks, deb: Path, scratch: Path, prefix: list[str], version: str, gpt2: bool) -> None:
+def check_deb(checks: Checks, deb: Path, scratch: Path, offline: Offline, version: str, gpt2: bool) -> None:
     checks.record("deb: Package/Version", deb_field(deb, "Package") == fc.APP_NAME and deb_field(deb, "Version") == version,
                   f"{deb_field(deb, 'Package')} {deb_field(deb, 'Version')} {deb_field(deb, 'Architecture')}")
     depends = deb_field(deb, "Depends")
@@ -231,10 +128,10 @@ def check_deb(checks: Checks, deb: Path, scratch: Path, prefix: list[str], versi
     moved.write_text(launcher.replace(INSTALL_PREFIX, str(root / INSTALL_PREFIX.lstrip("/"))), encoding="utf-8")
     moved.chmod(0o755)
     path = f"{bindir}:/usr/local/bin:/usr/bin:/bin"
-    check_app(checks, "deb (scratch root)", [fc.APP_NAME], scratch, prefix, version, gpt2, extra_env={"PATH": path})
+    check_app(checks, "deb (scratch root)", [fc.APP_NAME], scratch, offline, version, gpt2, "linux", extra_env={"PATH": path})
 
 
-def check_system_install(checks: Checks, deb: Path, scratch: Path, prefix: list[str], version: str, gpt2: bool) -> None:
+def check_system_install(checks: Checks, deb: Path, scratch: Path, offline: Offline, version: str, gpt2: bool) -> None:
     """apt-get install the .deb on this machine (pulls its Depends), run it, remove it."""
     if os.geteuid() != 0 or not shutil.which("apt-get"):
         checks.record("deb: system install", False, "needs root and apt-get")
@@ -245,7 +142,7 @@ def check_system_install(checks: Checks, deb: Path, scratch: Path, prefix: list[
     if not checks.record("deb: apt-get install", proc.returncode == 0, tail(proc.stdout + proc.stderr, 3)):
         return
     try:
-        check_app(checks, "deb (installed)", [fc.APP_NAME], scratch, prefix, version, gpt2)
+        check_app(checks, "deb (installed)", [fc.APP_NAME], scratch, offline, version, gpt2, "linux")
     finally:
         proc = subprocess.run(["dpkg", "--purge", fc.APP_NAME], capture_output=True, text=True)
         checks.record("deb: dpkg --purge", proc.returncode == 0 and not Path(INSTALL_PREFIX).exists(), tail(proc.stdout + proc.stderr, 2))
@@ -268,31 +165,22 @@ def main(argv: list[str] | None = None) -> int:
         args.tar = args.tar or ROOT / report["tar_gz"]
         args.deb = args.deb or ROOT / report["deb"]
     checks = Checks()
-    prefix, isolation = offline_prefix()
-    print(f"network isolation: {isolation}")
-    if not prefix and args.require_offline:
-        checks.record("network isolation", False, isolation)
     xvfb = not args.no_xvfb and shutil.which("xvfb-run") is not None
-
-    scratch = Path(tempfile.mkdtemp(prefix="attention-lab-verify-"))
     started = time.monotonic()
-    try:
-        check_tarball(checks, args.tar.resolve(), scratch, prefix, version, args.gpt2, xvfb)
-        check_deb(checks, args.deb.resolve(), scratch, prefix, version, args.gpt2)
+    with scratch_folder(args.keep) as scratch, BlockedProxy() as proxy:
+        offline = offline_setup("linux", proxy)
+        isolation = offline.description if offline.isolated else f"NOT isolated (no usable unshare): {offline.description}"
+        print(f"network isolation: {isolation}")
+        if not offline.isolated and args.require_offline:
+            checks.record("network isolation", False, isolation)
+        unpacked = check_tarball(checks, args.tar.resolve(), scratch, offline, version, args.gpt2, xvfb)
+        check_deb(checks, args.deb.resolve(), scratch, offline, version, args.gpt2)
         if args.system_install:
-            check_system_install(checks, args.deb, scratch, prefix, version, args.gpt2)
-    finally:
-        if args.keep:
-            print(f"scratch folder kept: {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
-    total = time.monotonic() - started
-    out = DIST / f"verify-report{'-gpt2' if args.gpt2 else ''}.json"
-    out.write_text(json.dumps({"isolation": isolation, "seconds": round(total, 1), "ok": checks.ok,
-                               "checks": checks.results}, indent=2) + "\n", encoding="utf-8")
-    passed = sum(r["ok"] for r in checks.results)
-    print(f"\n{passed}/{len(checks.results)} checks passed in {total / 60:.1f} min; network isolation: {isolation}")
-    return 0 if checks.ok else 1
+            check_system_install(checks, args.deb, scratch, offline, version, args.gpt2)
+        check_sizes(checks, tree_size(unpacked), {args.tar.name: args.tar.stat().st_size, args.deb.name: args.deb.stat().st_size},
+                    args.gpt2)
+        check_proxy_untouched(checks, proxy)
+    return finish(checks, DIST / f"verify-report{'-gpt2' if args.gpt2 else ''}.json", started, isolation)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import pytest
+try:
+    import pytest
+except ImportError:  # packaging/verify_app.py serves the installed app without the test tools
+    pytest = None
 
 # The real ``gpt2`` (openai-community/gpt2) repository's file list: what the app must take
 # and what it must leave (pickles, other frameworks, onnx/, tflite, the card).
@@ -108,7 +111,7 @@ class _QuietServer(ThreadingHTTPServer):
     """A client that goes away mid-request (a cancelled download, a closed window: the app's
     httpx client resets its kept-alive connection) is expected here, not an error: the stock
     server prints "Exception occurred during processing of request" and a traceback to stderr,
-    which the close-mid-way test reads as the app's own (it failed ~1 run in 3, issue 18)."""
+    which the close-mid-way test reads as the app's own (it failed ~1 run in 3)."""
 
     def handle_error(self, request, client_address) -> None:
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
@@ -378,49 +381,48 @@ if LOOPBACK_MISSING:
     print(LOOPBACK_MISSING, file=sys.stderr)
 
 
-@pytest.fixture
-def hf_home(tmp_path, monkeypatch) -> Path:
-    """An empty Hugging Face cache; the network allowed (for the download process only)."""
-    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "ATTENTION_LAB_RESOURCES", "HF_HUB_OFFLINE",
-                "TRANSFORMERS_OFFLINE", "HF_HUB_DOWNLOAD_TIMEOUT", "HF_HUB_ETAG_TIMEOUT"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
-    monkeypatch.setenv("ATTENTION_LAB_MODELS", str(tmp_path / "downloads"))
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a proxy of the machine must not see the tests
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    return tmp_path / "hf-home"
+if pytest is not None:  # the fixtures; the server above needs only the standard library
+    @pytest.fixture
+    def hf_home(tmp_path, monkeypatch) -> Path:
+        """An empty Hugging Face cache; the network allowed (for the download process only)."""
+        for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "ATTENTION_LAB_RESOURCES", "HF_HUB_OFFLINE",
+                    "TRANSFORMERS_OFFLINE", "HF_HUB_DOWNLOAD_TIMEOUT", "HF_HUB_ETAG_TIMEOUT"):
+            monkeypatch.delenv(var, raising=False)
+        monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+        monkeypatch.setenv("ATTENTION_LAB_MODELS", str(tmp_path / "downloads"))
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a proxy of the machine must not see the tests
+        monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+        return tmp_path / "hf-home"
 
+    @pytest.fixture
+    def serve(monkeypatch):
+        """``serve(repos, faults=…, rate=…)`` starts a loopback hub and points HF_ENDPOINT at it.
 
-@pytest.fixture
-def serve(monkeypatch):
-    """``serve(repos, faults=…, rate=…)`` starts a loopback hub and points HF_ENDPOINT at it.
+        HF_ENDPOINT is read by the download process when it starts; this process's
+        huggingface_hub read it at import and is never pointed at the test hub."""
+        if LOOPBACK_MISSING:
+            pytest.skip(LOOPBACK_MISSING)
+        started: list[HubServer] = []
 
-    HF_ENDPOINT is read by the download process when it starts; this process's
-    huggingface_hub read it at import and is never pointed at the test hub."""
-    if LOOPBACK_MISSING:
-        pytest.skip(LOOPBACK_MISSING)
-    started: list[HubServer] = []
+        def start(repos: dict[str, Repo], **options) -> HubServer:
+            hub = HubServer(repos, **options).start()
+            started.append(hub)
+            monkeypatch.setenv("HF_ENDPOINT", hub.url)
+            return hub
 
-    def start(repos: dict[str, Repo], **options) -> HubServer:
-        hub = HubServer(repos, **options).start()
-        started.append(hub)
-        monkeypatch.setenv("HF_ENDPOINT", hub.url)
-        return hub
+        yield start
+        for hub in started:
+            hub.stop()
 
-    yield start
-    for hub in started:
-        hub.stop()
+    @pytest.fixture(scope="session")
+    def gpt2_files(tmp_path_factory, tiny_checkpoint) -> dict[str, bytes]:
+        """The gpt2 repository made of the tiny checkpoint with other weights (so that its blob
+        differs from one cached from ``tiny_checkpoint`` itself)."""
+        import shutil
 
+        from safetensors.torch import load_file, save_file
 
-@pytest.fixture(scope="session")
-def gpt2_files(tmp_path_factory, tiny_checkpoint) -> dict[str, bytes]:
-    """The gpt2 repository made of the tiny checkpoint with other weights (so that its blob
-    differs from one cached from ``tiny_checkpoint`` itself)."""
-    import shutil
-
-    from safetensors.torch import load_file, save_file
-
-    served = Path(shutil.copytree(tiny_checkpoint, tmp_path_factory.mktemp("served") / "gpt2"))
-    state = {k: v + 0.01 for k, v in load_file(str(served / "model.safetensors")).items()}
-    save_file(state, str(served / "model.safetensors"), metadata={"format": "pt"})
-    return gpt2_repo_files(served)
+        served = Path(shutil.copytree(tiny_checkpoint, tmp_path_factory.mktemp("served") / "gpt2"))
+        state = {k: v + 0.01 for k, v in load_file(str(served / "model.safetensors")).items()}
+        save_file(state, str(served / "model.safetensors"), metadata={"format": "pt"})
+        return gpt2_repo_files(served)

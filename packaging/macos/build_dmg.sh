@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # Attention Lab: macOS app bundle and disk image.
 #
-# *** UNTESTED: written on Linux, never run on macOS by this project. ***
-# The PyInstaller spec is shared with Linux (where the bundle is verified) and builds
-# "dist/Attention Lab.app" on macOS through its BUNDLE() step.
+# Built and checked by the release workflow (.github/workflows/installers.yml) on a hosted
+# macOS runner (Apple silicon); not yet run there: until a run has passed, this script is
+# unproven on a Mac.  The PyInstaller spec is shared with Linux (where the bundle is
+# verified) and builds "dist/Attention Lab.app" on macOS through its BUNDLE() step.
 #
 # Exact commands, at the repository root, on macOS 12+ with Python 3.11 from python.org
 # (or Homebrew) and the Xcode command-line tools (`xcode-select --install`):
 #
 #   python3.11 packaging/dev.py setup
 #   bash packaging/macos/build_dmg.sh            # -> dist/attention-lab-<version>-macos-<arch>.dmg
+#   python3.11 packaging/verify_app.py           # attach it, copy the app out, check it offline
 #
 # Options (environment): ATTENTION_LAB_BUNDLE_GPT2=/path/to/gpt2 bundles GPT-2 small;
 # ATTENTION_LAB_DEMO_MODEL=/path picks another demo model; CODESIGN_IDENTITY="Developer ID
-# Application: ..." signs the app (unsigned apps need right-click > Open the first time).
+# Application: ..." signs the app with a certificate in the keychain (the release workflow
+# imports one with import_signing_identity.sh when its secrets are set).  Unsigned, the app
+# carries PyInstaller's ad-hoc signature only, and Gatekeeper blocks its first open from a
+# download: Control-click > Open (macOS 15: System Settings > Privacy & Security > Open Anyway).
 #
-# Then check, from another folder with Wi-Fi off:
-#   "/Applications/Attention Lab.app/Contents/MacOS/attention-lab-cli" --smoke-test   # exit 0
-#   "/Applications/Attention Lab.app/Contents/MacOS/attention-lab-cli" lab --json
+# Writes dist/build-report.json (the .app and .dmg, their sizes) for verify_app.py.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -34,20 +37,28 @@ DMG="dist/attention-lab-${VERSION}-macos-${ARCH}.dmg"
 [ -d "$APP" ] || { echo "PyInstaller made no $APP" >&2; exit 1; }
 
 # the frozen app must work before it is wrapped (offscreen: no window appears)
-QT_QPA_PLATFORM=offscreen "$APP/Contents/MacOS/attention-lab-cli" --smoke-test
+QT_QPA_PLATFORM=offscreen "$APP/Contents/MacOS/attention-lab-cli" --smoke-test --all-panels
 
 if [ -n "${CODESIGN_IDENTITY:-}" ]; then
-  codesign --force --deep --options runtime --timestamp --sign "$CODESIGN_IDENTITY" "$APP"
+  # hardened runtime: Python and torch need the two exceptions in entitlements.plist
+  codesign --force --deep --options runtime --timestamp \
+    --entitlements packaging/macos/entitlements.plist --sign "$CODESIGN_IDENTITY" "$APP"
   codesign --verify --deep --strict "$APP"
+  QT_QPA_PLATFORM=offscreen "$APP/Contents/MacOS/attention-lab-cli" --smoke-test --all-panels
 fi
 
 # a drag-to-Applications disk image
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
-cp -R "$APP" "$STAGE/"
+ditto "$APP" "$STAGE/$(basename "$APP")"  # keeps links, attributes and the signature
 ln -s /Applications "$STAGE/Applications"
 rm -f "$DMG"
 hdiutil create -volname "Attention Lab ${VERSION}" -srcfolder "$STAGE" -fs HFS+ -format UDZO -imagekey zlib-level=9 -ov "$DMG"
 hdiutil verify "$DMG"
 du -sh "$APP" "$DMG"
+APP_BYTES=$(( $(du -sk "$APP" | cut -f1) * 1024 ))
+DMG_BYTES=$(stat -f %z "$DMG")
+printf '{\n  "version": "%s",\n  "platform": "darwin",\n  "arch": "%s",\n  "app": "%s",\n  "unpacked_bytes": %s,\n  "dmg": "%s",\n  "dmg_bytes": %s,\n  "signed": %s\n}\n' \
+  "$VERSION" "$ARCH" "$APP" "$APP_BYTES" "$DMG" "$DMG_BYTES" "$([ -n "${CODESIGN_IDENTITY:-}" ] && echo true || echo false)" \
+  > dist/build-report.json
 echo "built $DMG"

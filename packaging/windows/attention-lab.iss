@@ -1,29 +1,33 @@
-; Attention Lab: Windows installer (Inno Setup 6).
+; Attention Lab: Windows installer (Inno Setup 6.3 or newer).
 ;
-; *** UNTESTED: written on Linux, never compiled or run on Windows by this project. ***
-; The PyInstaller spec is shared with Linux, where the bundle is verified; check the items
-; marked "verify" below the first time this is built.
+; Built and checked by the release workflow (.github/workflows/installers.yml) on a hosted
+; Windows runner; not yet run there: until a run has passed, this script is unproven on
+; Windows.  The PyInstaller spec is shared with Linux, where the bundle is verified.
 ;
-; Exact commands, in a "Developer PowerShell" or cmd.exe at the repository root, on
-; Windows 10/11 x64 with Python 3.11 (python.org installer) and Inno Setup 6
-; (https://jrsoftware.org/isdl.php, or `winget install JRSoftware.InnoSetup`):
+; Exact commands, in cmd.exe or PowerShell at the repository root, on Windows 10/11 x64 with
+; Python 3.11 (python.org installer) and Inno Setup 6.3+ (https://jrsoftware.org/isdl.php,
+; `winget install JRSoftware.InnoSetup` or `choco install innosetup`):
 ;
-;   py -3.11 packaging\dev.py setup
-;   .venv\Scripts\python -m pip install -c packaging\constraints.txt -r packaging\build-requirements.txt
-;   .venv\Scripts\python -m PyInstaller packaging\attention_lab.spec --noconfirm --clean --distpath dist --workpath build\pyinstaller
-;   "%ProgramFiles(x86)%\Inno Setup 6\ISCC.exe" packaging\windows\attention-lab.iss
+;   py -3.11 packaging\build_windows.py    (.venv, PyInstaller, then ISCC on this file)
+;   py -3.11 packaging\verify_app.py       (silent per-user install into a scratch folder,
+;                                          the checks offline, uninstall)
 ;
-; (To bundle GPT-2 too: `set ATTENTION_LAB_BUNDLE_GPT2=C:\path\to\gpt2` before PyInstaller;
+; build_windows.py runs `ISCC.exe /DAppVersion=<the app's version> /Q packaging\windows\attention-lab.iss`.
+; (To bundle GPT-2 too: `set ATTENTION_LAB_BUNDLE_GPT2=C:\path\to\gpt2` before building;
 ; another demo model: `set ATTENTION_LAB_DEMO_MODEL=C:\path\to\folder`.)
 ;
-; Result: dist\attention-lab-<version>-windows-x64-setup.exe.  Then check, in a new cmd.exe
+; Result: dist\attention-lab-<version>-windows-x64-setup.exe.  By hand, in a new cmd.exe
 ; window, from another folder, with the network unplugged:
 ;
-;   "%LOCALAPPDATA%\Programs\Attention Lab\attention-lab-cli.exe" --smoke-test   (exit code 0)
+;   "%LOCALAPPDATA%\Programs\Attention Lab\attention-lab-cli.exe" --smoke-test --all-panels
 ;   "%LOCALAPPDATA%\Programs\Attention Lab\attention-lab-cli.exe" lab --json
 ;
-; verify: the windowed attention-lab.exe has no console, so `lab --json` output is only
-; visible through attention-lab-cli.exe (the spec builds both on Windows).
+; The windowed attention-lab.exe has no console, so `lab --json` output is only visible
+; through attention-lab-cli.exe (the spec builds both on Windows).
+
+#if VER < EncodeVer(6, 3, 0)
+  #error Inno Setup 6.3 or newer is needed (ArchitecturesAllowed=x64compatible)
+#endif
 
 #define AppName "Attention Lab"
 #define AppExe "attention-lab.exe"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -86,7 +87,7 @@ def test_json_heads_cover_every_layer(lab_json):
     heads = lab_json["heads"]
     assert [(h["layer"], h["head"]) for h in heads] == [(l, h) for l in range(2) for h in range(12)]
     keys = {"layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "current_token", "role",
-            "roles", "entropy_ratio", "induction"}
+            "roles", "entropy_ratio", "induction", "offset", "offset_share"}
     assert all(set(h) == keys for h in heads)
     assert all(h["role"] in ("sink", "previous-token", "current-token", "broad", "mixed") for h in heads)
     assert all(set(h["roles"]) <= {"positional", "previous-token", "sink", "induction"} for h in heads)
@@ -156,29 +157,87 @@ def test_text_mode_prints_the_five_steps(tiny_checkpoint):
     assert "causal exactly 0" in out
     assert "|" in next(line for line in lines if line.startswith("The ") and "1.00" in line)  # side by side
     assert "Identical tokens in both runs: yes" in out
-    assert "RoBERTa-style" not in out and "the same weights, mask removed" in out
+    # binary sizes are written KiB / MiB, as the app writes them ("KB" reads as 1000 bytes)
+    cache = next(line for line in lines if line.startswith("Identical tokens in both runs"))
+    assert re.search(r"= \d+\.\d (KiB|MiB)$", cache) and " KB" not in out and " MB" not in out
+    assert "RoBERTa-style" not in out and "the same weights" not in out  # the loaded model is named instead
+    assert "'s weights, mask removed" in out
     assert "n vs n+1" in out and "floating-point rounding" in out
     assert "The chapter's GPT-2 small splits d = 768 into 12 heads of 64; this model splits 48 into 12 heads of 4" in out
     assert "- previous-token heads" in out and "- induction heads" in out
     assert proc.stderr == ""
 
 
-def test_demo_model_names_a_layer_0_positional_head_and_where_previous_token_heads_are():
+def test_text_mode_prints_the_mask_modes_measured(tiny_checkpoint):
+    """The chapter's "why −∞ and not zero?" as a table: the future's weight, the leak and the rows'
+    sums of each way of hiding the future, with the sentence saying what zeroing after the softmax does."""
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--new-tokens", "3")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Why −∞ and not zero?"))
+    rows = {line[:28].strip(): line[28:].split() for line in lines[start + 3:start + 8]}
+    assert set(rows) == {"score −∞ (the chapter)", "score = float32's minimum", "score −1e9", "score 0",
+                         "0 after the softmax"}
+    future, leak, rows_off = rows["0 after the softmax"]
+    assert future == "0" and float(leak) > 0 and float(rows_off) > 0.01  # hidden, yet the past moves
+    assert rows["score −∞ (the chapter)"][:2] == ["0", "0"]
+    assert float(rows["score 0"][0]) > 0  # a score of 0 lets the future in
+    assert "yet the earlier positions still change with it" in lines[start + 8]
+
+
+def test_text_mode_speaks_portuguese(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--new-tokens", "3", "--lang", "pt_BR")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for step in range(1, 6):
+        assert f"Passo {step}" in out
+    assert "Step " not in out and "Why −∞" not in out
+    assert "Texto: 'O cachorro grande mordeu o carteiro ontem'" in out  # the course's sentence by default
+    assert "causal exatamente 0" in out and "Tokens idênticos nas duas execuções: sim" in out
+    assert "Por que −∞ e não zero?" in out and "0 depois do softmax" in out
+    assert "O GPT-2 small da apostila divide d = 768 em 12 cabeças de 64" in out
+    assert " KiB" in out and " KB" not in out
+
+
+def test_json_sentences_speak_the_chosen_language(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--json", "--new-tokens", "3", "--lang", "pt_BR")
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["lang"] == "pt_BR" and d["text"] == "O cachorro grande mordeu o carteiro ontem"
+    assert all("cabeça" in sentence for sentence in d["roles"]["sentences"].values())
+    assert "sem o cache" in d["kv_cache"]["growth_text"].lower()  # each of its wordings compares both sides
+    assert d["kv_cache"]["timing"].startswith("o mínimo de cada posição")
+
+
+def test_every_lab_text_has_both_languages_with_the_same_blanks():
+    import string
+
+    from attention_lab.core.lab_texts import LAB_TEXTS
+
+    def blanks(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    for key, table in LAB_TEXTS.items():
+        assert set(table) == {"en", "pt_BR"}, key
+        assert blanks(table["en"]) == blanks(table["pt_BR"]), key
+
+
+def test_demo_model_says_layer_0_has_no_positional_head_and_where_the_heads_of_each_role_are():
     proc = run_cli("lab", "--model", "demo", "--json", "--new-tokens", "5")
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
     where = d["roles"]["where"]
-    layer0 = [h for h in d["heads"] if h["layer"] == 0 and "positional" in h["roles"]]
-    assert layer0 and [x["head"] for x in where["positional"]["here"]] == [
-        h["head"] for h in sorted(layer0, key=lambda h: abs(h["mean_distance"] - 1))]
     rules = d["roles"]["rules"]
-    for h in layer0:  # the chapter's rule, checked on the JSON's own numbers
-        assert abs(h["mean_distance"] - 1) <= rules["positional_tolerance"]
-        assert h["entropy_ratio"] <= rules["positional_entropy"]
+    for h in d["heads"]:  # the rule, checked on the JSON's own numbers: most weight on one offset back
+        assert ("positional" in h["roles"]) is (h["offset"] >= 1 and h["offset_share"] >= rules["positional_share"])
+    # the demo's layer 0 heads near distance 1 put most of their weight on themselves: none is positional
+    assert where["positional"]["here"] == [] and where["positional"]["nearest"]
+    assert d["roles"]["sentences"]["positional"].startswith(
+        f"positional heads: none in layer 0; layer {where['positional']['nearest_layer']} has head ")
     prev = where["previous-token"]
     assert prev["here"] == [] and prev["nearest_layer"] is not None and prev["nearest"]
     sentence = d["roles"]["sentences"]["previous-token"]
-    assert sentence.startswith(f"previous-token heads: none in layer 0; layer {prev['nearest_layer']} has H")
+    assert sentence.startswith(f"previous-token heads: none in layer 0; layer {prev['nearest_layer']} has head ")
     # the demo model has no induction head: said, with its best score
     induction = d["roles"]["sentences"]["induction"]
     assert "no head of this model qualifies" in induction
@@ -241,6 +300,7 @@ BAD_INPUTS = {  # flags -> what the one line must mention
     "layer not a number": (["--layer", "one"], "--layer: invalid int"),
     "position not a number": (["--position", "1.5"], "--position: invalid int"),
     "unknown flag": (["--colour"], "unrecognized arguments: --colour"),
+    "unknown language": (["--lang", "fr"], "invalid choice: 'fr'"),
 }
 
 
@@ -338,6 +398,25 @@ def test_version_and_help(capsys):
     assert exc.value.code == 0 and "--replacement" in capsys.readouterr().out
 
 
+def test_help_lists_the_windows_own_options(capsys):
+    """``attention-lab --help`` is where a learner looks for ``--lang``: the window's options are
+    listed there, the same list the window parses."""
+    import argparse
+
+    from attention_lab.ui import launch
+
+    with pytest.raises(SystemExit) as exc:
+        app.main(["--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    window = argparse.ArgumentParser()
+    app.add_window_arguments(window)
+    flags = [a.option_strings[0] for a in window._actions if a.option_strings and a.option_strings[0] != "-h"]
+    assert {"--lang", "--model", "--settings", "--smoke-test", "--screenshot", "--size"} <= set(flags)
+    assert all(flag in out for flag in flags)
+    assert launch._parse(["--lang", "pt_BR", "--size", "1366x768"]).lang == "pt_BR"
+
+
 @pytest.mark.parametrize("position, replacement", [(None, None), (2, " cat"), (0, None)])
 def test_lab_numbers_are_the_apps_pipeline(tiny_checkpoint, position, replacement):
     """Steps 1-4 of the lab are what the app's panels show for the same text, layer, position
@@ -372,3 +451,13 @@ def test_lab_numbers_are_the_apps_pipeline(tiny_checkpoint, position, replacemen
                                    previous_token_scores(attn[0]), atol=1e-6, rtol=0, check_dtype=False)
         torch.testing.assert_close(torch.tensor(result["detectors"]["duplicate_token"][index]),
                                    duplicate_token_scores(attn[0], state.ids), atol=1e-6, rtol=0, check_dtype=False)
+
+
+def test_a_one_layer_model_is_not_promised_a_layer_1(tmp_path):
+    """The K/V leak shows from the second layer on; a one-layer model has none, and the text says so."""
+    from checkpoints import make_checkpoint
+
+    folder = make_checkpoint(tmp_path / "one-layer", n_layer=1)
+    proc = run_cli("lab", "--model", str(folder), "--new-tokens", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert "from layer 1 on" not in proc.stdout and "this model has a single layer" in proc.stdout

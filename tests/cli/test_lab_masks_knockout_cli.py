@@ -45,8 +45,9 @@ def test_json_mask_keys_are_computed_under_the_mask(lab, tiny_checkpoint, spec):
     assert result["mask"] == allowed.long().tolist()
     assert result["reach"] == masks.reach(allowed, model.lens.config.n_layer).long().tolist()
     v = result["verdicts"]
-    assert set(v) == {"leaks_labels", "kv_cache_valid", "cache_positions_per_layer"}
-    assert v["leaks_labels"] is (spec in ("bidirectional", "prefix:3"))
+    assert set(v) == {"loss", "leaks_labels", "leaking_positions", "kv_cache_valid", "cache_positions_per_layer"}
+    assert v["loss"] == "every"  # the loss at every position: the label-leak verdict for that choice
+    assert v["leaks_labels"] is (spec in ("bidirectional", "prefix:3")) is bool(v["leaking_positions"])
     assert v["kv_cache_valid"] is (spec != "bidirectional")
     assert v["cache_positions_per_layer"] == {"window:2": 2, "documents:.": 4}.get(spec, n)
     measured = result["mask_measurements"]
@@ -87,7 +88,9 @@ def test_text_mode_shows_the_designer_and_the_knockout(tiny_checkpoint):
                              "--mask", "prefix:3", "--ablate", "0.1"])
     assert rc == 0, err
     assert "Mask designer — prefix:3" in out and "Leaks the labels in parallel training: yes" in out
-    assert "Head knockout (zero): L0 H1" in out and "Mean next-token loss" in out
+    assert "with the loss only after the prefix, as a prefix-LM is trained: no" in out
+    assert "That is with the loss at every position (leaking: #0, #1)" in out  # #2's label lies after the prefix
+    assert "Head knockout (zero): layer 0, head 1;" in out and "Mean next-token loss" in out
 
 
 BAD = {  # flags -> a piece of the one line

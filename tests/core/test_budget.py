@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from attention_lab.core.budget import budget_rows, default_query, disagreement
+from attention_lab.core.budget import budget_rows, default_query, disagreement, word_at, word_spans
 
 
 def _maps() -> torch.Tensor:
@@ -55,3 +55,18 @@ def test_bad_input():
         budget_rows(_maps(), 4)
     with pytest.raises(ValueError, match=r"\[H, n, n\]"):
         budget_rows(torch.zeros(4, 4), 1)
+
+
+def test_the_view_opens_on_a_whole_word_never_a_piece_inside_one():
+    """The demo tokenizer cuts the Portuguese sentence into pieces ("␣mor de u", "␣on t em"): the view
+    opens on the verb's last piece, named as the whole word, never on a piece like "␣on" of "ontem"."""
+    tokens = ["O", "␣c", "ach", "or", "ro", "␣grand", "e", "␣mor", "de", "u", "␣o", "␣car", "te", "iro", "␣on", "t", "em"]
+    maps = torch.rand(2, len(tokens), len(tokens)).tril()
+    maps = maps / maps.sum(-1, keepdim=True)
+    query = default_query(maps, tokens)
+    assert query == 9 and word_at(tokens, query) == "mordeu"
+    assert word_at(tokens, 14) == "ontem" and word_spans(tokens)[-1] == (14, 16)
+    # no chapter verb: the heads' disagreement picks among the words' last pieces only
+    other = ["A", "␣gr", "and", "e", "␣c", "asa", "."]
+    ends = {last for _, last in word_spans(other)}
+    assert default_query(maps[:, :7, :7] / maps[:, :7, :7].sum(-1, keepdim=True), other) in ends - {0}

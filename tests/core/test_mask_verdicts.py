@@ -196,3 +196,24 @@ def test_measured_cells_are_the_influence_and_name_where_it_differs_from_reach(t
     influence[0, len(columns) - 1] = ~influence[0, len(columns) - 1]
     _, differs = masks.measured_cells(dataclasses.replace(report, influence=influence))
     assert differs == [(0, columns[-1])]
+
+
+@pytest.mark.parametrize("which", ["tiny_model", "deep_model"])
+def test_a_prefix_lm_leaks_only_where_the_loss_is_taken_inside_its_prefix(which, request):
+    """A prefix-LM takes no loss on the prefix: as trained it does not leak; scored everywhere it does,
+    at exactly the prefix positions whose label lies inside the prefix."""
+    model = request.getfixturevalue(which)
+    ids = _ids(16)
+    report = masks.mask_report(model.lens, ids, _spec("prefix:6", model))
+    every = report.label_leak("every")
+    assert every.leaks and every.start == 0
+    assert every.positions == [0, 1, 2, 3, 4]  # position 5 (the prefix's last) predicts token 6, outside it
+    assert every.measured == every.positions  # every edit was measured: the model agrees with the grid
+    after = report.label_leak("after-prefix")
+    assert not after.leaks and after.start == 5 and after.positions == [] and after.measured == []
+    assert report.verdicts("after-prefix")["leaks_labels"] is False and report.verdicts()["leaks_labels"] is True
+    # masks without a prefix: the choice changes nothing
+    causal = masks.mask_report(model.lens, ids, _spec("bidirectional", model))
+    assert causal.label_leak("after-prefix").positions == causal.label_leak("every").positions != []
+    with pytest.raises(ValueError, match="loss choice"):
+        report.label_leak("somewhere")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import string
 
 import pytest
@@ -35,27 +36,47 @@ def _roles(attn, induction=None, rules=None):
     return role_map(stats, attn.shape[-1], induction, rules)
 
 
+def _one_head(n: int, row) -> torch.Tensor:
+    """A head whose row i is ``row(i)`` (a dict key -> weight), as a [1, n, n] map."""
+    a = torch.zeros(n, n)
+    for i in range(n):
+        for j, w in row(i).items():
+            a[i, j] += w
+    return a[None]
+
+
 def test_rules_on_synthetic_heads():
     prev, split, sink, uniform = _roles(_maps())
-    assert prev.roles == ("positional", "previous-token")
-    # mean distance ≈ 1 but the weight on i−1 is 0: positional by the chapter's rule, never previous-token
-    assert abs(split.scores["positional"] - 1) < 0.1 and split.roles == ("positional",)
+    assert prev.roles == ("positional", "previous-token") and (prev.offset, prev.scores["positional"]) == (1, 1.0)
+    # half on itself, half two back: a mean distance of 1, yet no fixed token back gets most of its weight
+    assert split.offset == 0 and split.scores["positional"] == pytest.approx(5 / 11)
+    assert split.roles == ()
     assert sink.roles == ("sink",)
     assert uniform.roles == () and uniform.entropy_ratio == pytest.approx(1.0)
 
 
+def test_a_mean_distance_near_1_is_not_positional():
+    """The heads the old rule (|mean distance − 1| ≤ 0.4 and focused) let through as "about one back"."""
+    n = 12
+    # 57 % on itself, 30 % on i−1, the rest five back (the demo model's layer 0, head 5, roughly)
+    on_itself = _one_head(n, lambda i: {i: 0.57, max(i - 1, 0): 0.30, max(i - 5, 0): 0.13})
+    # 1.3 % on i−1: the rest on itself and three back
+    elsewhere = _one_head(n, lambda i: {i: 0.70, max(i - 1, 0): 0.013, max(i - 3, 0): 0.287})
+    for attn in (on_itself, elsewhere):
+        (stats,) = analysis.head_portrait(attn)
+        assert abs(stats.mean_distance - 1) <= 0.4  # what the old rule tested
+        (head,) = _roles(attn)
+        assert stats.offset == 0 and "positional" not in head.roles, (stats.offset, stats.offset_share)
+
+
 def test_thresholds_are_parameters_and_move_the_result():
     attn = _maps()
-    split = _roles(attn)[1]
-    # its entropy is ln 2 per row: above a strict entropy bound it stops being positional
-    strict = RoleRules(positional_entropy=split.entropy_ratio * 0.99)
-    assert "positional" not in _roles(attn, rules=strict)[1].roles
-    assert "positional" in _roles(attn, rules=RoleRules(positional_entropy=split.entropy_ratio * 1.01))[1].roles
-    two_back = torch.zeros(12, 12)
-    for i in range(12):
-        two_back[i, max(i - 2, 0)] = 1.0  # mean distance (1 + 2·10) / 11 ≈ 1.9
-    assert _roles(two_back[None])[0].roles == ()
-    assert _roles(two_back[None], rules=RoleRules(positional_tolerance=1.0))[0].roles == ("positional",)
+    two_back = _one_head(12, lambda i: {max(i - 2, 0): 0.6, i: 0.4})
+    (head,) = _roles(two_back)
+    assert head.roles == ("positional",) and head.offset == 2  # a fixed offset back, not the previous token
+    share = head.scores["positional"]
+    assert _roles(two_back, rules=RoleRules(positional_share=share + 0.01))[0].roles == ()
+    assert _roles(two_back, rules=RoleRules(positional_share=share - 0.01))[0].roles == ("positional",)
     assert "sink" not in _roles(attn, rules=RoleRules(sink=1.01))[2].roles
 
 
@@ -114,17 +135,38 @@ def test_where_ranks_the_nearest_layer_first():
 def test_where_sentence_names_heads_and_says_when_none_qualify():
     table = _three_layers()
     en = where_sentence(where(table, "previous-token", 0))
-    assert en.startswith("previous-token heads: none in layer 0; layer 2 has H1 (1.00) and H0 (")
+    assert en.startswith("previous-token heads: none in layer 0; layer 2 has head 1 (1.00) and head 0 (")
     pt = where_sentence(where(table, "previous-token", 0), "pt_BR")
-    assert pt.startswith("cabeças de token anterior: nenhuma na camada 0; a camada 2 tem H1 (1,00) e H0 (")  # decimal comma
+    assert pt.startswith("cabeças de token anterior: nenhuma na camada 0; a camada 2 tem cabeça 1 (1,00) e cabeça 0 (")
     induction = where(role_map(analysis.head_portrait(_maps()[None]), 12, torch.tensor([[0.01, 0.02, 0.0, 0.05]])),
                       "induction", 0)
     assert induction.best is not None and (induction.best.head, induction.best.score) == (3, pytest.approx(0.05))
-    assert "no head of this model qualifies (the best: layer 0, H3, 0.05)" in where_sentence(induction)
-    assert "nenhuma cabeça deste modelo se qualifica" in where_sentence(induction, "pt_BR")
+    assert "no head of this model qualifies (the best: layer 0, head 3, 0.05)" in where_sentence(induction)
+    assert "nenhuma cabeça deste modelo se qualifica (a melhor: camada 0, cabeça 3, 0,05)" in where_sentence(induction, "pt_BR")
 
 
-def test_texts_exist_in_both_languages_and_never_equate_distance_one_with_previous_token():
+def test_positional_sentences_name_the_offset_and_its_share():
+    table = _three_layers()
+    assert where_sentence(where(table, "positional", 2)) == (
+        "positional heads in layer 2: head 1 (looks at the previous token, 100%) and "
+        "head 0 (looks at the previous token, 60%)")
+    assert where_sentence(where(table, "positional", 0), "pt_BR") == (
+        "cabeças posicionais: nenhuma na camada 0; a camada 2 tem cabeça 1 (olha para o token anterior, 100%) e "
+        "cabeça 0 (olha para o token anterior, 60%)")
+    assert roles.offset_words(3, 0.456) == "looks 3 tokens back, 46%"
+    assert roles.offset_words(2, 0.5, "pt_BR") == "olha 2 tokens para trás, 50%"
+
+
+def test_no_head_is_written_as_a_decimal_or_a_letter_code():
+    for lang in roles.LANGUAGES:
+        name = roles.head_name(0, 1, lang)
+        assert name == {"en": "layer 0, head 1", "pt_BR": "camada 0, cabeça 1"}[lang]
+    for by_lang in roles.ROLE_TEXTS.values():
+        for text in by_lang.values():
+            assert not re.search(r"\b[LHC]\{(layer|head)\}|\{layer\}\.\{head\}", text), text
+
+
+def test_texts_exist_in_both_languages_and_say_the_rule_they_apply():
     for key, by_lang in roles.ROLE_TEXTS.items():
         assert set(by_lang) == set(roles.LANGUAGES), key
         fields = {lang: {f for _, f, _, _ in string.Formatter().parse(t) if f} for lang, t in by_lang.items()}
@@ -133,10 +175,15 @@ def test_texts_exist_in_both_languages_and_never_equate_distance_one_with_previo
         for lang in roles.LANGUAGES:
             d = roles.describe(role, RoleRules(), lang, reference={"maximum": 0.5, "uniform": 0.02})
             assert all(d.values())
-    rule = roles.describe("positional", RoleRules(positional_tolerance=0.25))["rule"]
+    rule = roles.describe("positional", RoleRules(positional_share=0.25))["rule"]
     assert "0.25" in rule  # the thresholds in force, not the defaults
     about = roles.describe("positional")["about"].lower()
-    assert "≈ 1 means previous" not in about and "does not say which token" in about
+    assert "about one token back" not in about and "not by the mean distance" in about
+    # the sink role: the rule's threshold in its description, in both languages, and no entropy promised
+    for lang in roles.LANGUAGES:
+        d = roles.describe("sink", RoleRules(sink=0.65), lang)
+        assert ("0.65" if lang == "en" else "0,65") in d["rule"] and ("0.65" if lang == "en" else "0,65") in d["about"]
+        assert "entrop" not in d["about"].lower()
 
 
 # ---------------------------------------------------------------------------- measured on real checkpoints
@@ -155,19 +202,26 @@ def demo():
     return load_model("demo")
 
 
-def test_demo_model_layer_0_has_positional_heads_and_previous_token_heads_live_in_layer_2(demo):
+def test_demo_model_layer_0_has_no_positional_head_and_the_sentence_says_where_they_are(demo):
     table = _model_roles(demo, "The big dog bit the mailman yesterday")
     positional = where(table, "positional", 0)
-    assert positional.here, "the chapter's rule finds a positional head in layer 0 of the demo model"
+    # its layer 0's heads near distance 1 put most on themselves: none is positional, and the sentence
+    # says so, and where the nearest are
+    assert positional.here == [] and positional.nearest_layer == 2
+    sentence = where_sentence(positional)
+    assert sentence.startswith("positional heads: none in layer 0; layer 2 has head ")
+    assert "looks at the previous token" in sentence
     prev = where(table, "previous-token", 0)
     assert prev.here == [] and prev.nearest_layer == 2
     # numbers computed, not canned: another text gives other scores
     other = where(_model_roles(demo, "o cachorro grande mordeu o carteiro ontem"), "previous-token", 0)
     assert [h.score for h in other.nearest()] != [h.score for h in prev.nearest()]
-    # stricter thresholds: the same model, no positional head left in layer 0
-    strict = where(_model_roles(demo, "The big dog bit the mailman yesterday", RoleRules(positional_entropy=0.05)),
-                   "positional", 0)
-    assert strict.here == []
+    # a lenient share: layer 0's heads that look back most become positional, each named by its offset
+    lenient = where(_model_roles(demo, "The big dog bit the mailman yesterday", RoleRules(positional_share=0.05)),
+                    "positional", 0)
+    assert lenient.here and all(h.offset >= 1 and h.score >= 0.05 for h in lenient.here)
+    # layer 0, head 5 (57 % on itself, 30 % on i−1) and head 10 are not among them
+    assert not {5, 10} & {h.head for h in lenient.here}
 
 
 def test_random_weights_hold_no_role(gpt2_small_checkpoint):
@@ -175,4 +229,4 @@ def test_random_weights_hold_no_role(gpt2_small_checkpoint):
 
     table = _model_roles(load_model(gpt2_small_checkpoint), "The big dog bit the mailman yesterday")
     assert all(h.roles == () for h in table)
-    assert min(h.entropy_ratio for h in table) > 0.9  # why 0.7 × uniform is a safe positional bound
+    assert max(h.scores["positional"] for h in table) < RoleRules().positional_share  # evenly spread: no offset stands out

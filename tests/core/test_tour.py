@@ -41,7 +41,7 @@ def ctx(model) -> TourContext:
 def test_the_five_lab_steps_come_in_order_with_the_three_prose_points_between():
     lab = [s.lab_step for s in STEPS if s.lab_step is not None]
     assert lab == [1, 2, 3, 4, 5]
-    assert len(STEPS) == 12  # the five lab steps, the three prose points, budget and induction (issue 15), the two lessons (issue 17)
+    assert len(STEPS) == 12  # the five lab steps, the three prose points, budget and induction, the two lessons beyond the chapter
     assert {s.key for s in STEPS if s.lab_step is None} == {"budget", "why_inf", "multihead_cost", "wo_mixes", "induction",
                                                              "mask_designer", "knockout"}
     # the two lessons beyond the chapter come after its five steps
@@ -228,15 +228,22 @@ def test_portrait_fact_names_heads_by_role_with_their_numbers(ctx, model):
     stats = analysis.head_portrait(out.attentions[0][0])
     fact = compute_fact("portrait", ctx)
     v = fact.values
-    near = min(stats, key=lambda s: abs(s.mean_distance - 1))
     focus = min(stats, key=lambda s: s.entropy)
-    assert (v["near_head"], v["near_distance"]) == (near.head, near.mean_distance)
-    assert (v["focus_head"], v["focus_entropy"], v["focus_sink_pct"]) == (focus.head, focus.entropy, focus.sink_mass)
-    # positional = the chapter's rule (core.roles), not the stricter previous-token role
+    assert (v["focus_head"], v["focus_sink_pct"]) == (focus.head, focus.sink_mass)
+    # positional = the rule of core.roles: most weight on one offset back, named with that offset and share
     table = roles.role_map(stats, ctx.n)
     positional = [r.head for r in table if "positional" in r.roles]
     assert v["n_positional"] == len(positional)
-    assert sorted(item["head"] for item in fact.lists["positional"][1]) == sorted(positional)
+    if positional:
+        assert fact.key == "portrait"
+        items = fact.lists["positional"][1]
+        assert sorted(item["head"] for item in items) == sorted(positional)
+        by_head = {s.head: s for s in stats}
+        for item in items:
+            assert (item["offset"], item["share_pct"]) == (by_head[item["head"]].offset, by_head[item["head"]].offset_share)
+            assert item["variant"] == ("previous" if item["offset"] == 1 else "back")
+    else:  # none in this layer: the fact names the nearest layer's, or says there are none
+        assert fact.key in ("portrait.nearest", "portrait.nowhere")
     assert v["n_previous_token"] == sum("previous-token" in r.roles for r in table)
     assert v["n_sinks"] == sum("sink" in r.roles for r in table)
     where = fact.data["where"]
@@ -259,7 +266,7 @@ def test_budget_fact_is_the_views_numbers_and_follows_the_text(ctx, model):
     v = fact.values
     attention = model.lens(ctx.ids, keep_attentions=[0], keep_hidden=False, compute_logits=False).attentions[0][0]
     query = default_query(attention, ctx.tokens)
-    assert ctx.tokens[query].strip("␣") == "bit" and v["query"] == query and v["token"] == ctx.tokens[query]
+    assert ctx.tokens[query].strip("␣") == "bit" and v["query"] == query and v["token"] == "bit"  # the whole word
     rows = budget_rows(attention, query)
     assert v["avg_top"] == rows.average_top_weight and v["chosen"] == len(rows.keys_chosen)
     assert v["avg_entropy"] == rows.average_entropy and v["heads"] == model.lens.config.n_head
@@ -323,13 +330,17 @@ def test_one_token_texts_get_a_fact_too(model):
     assert compute_fact("mask", one).values["forbidden"] == 0
 
 
-def test_portrait_fact_on_the_demo_model_finds_the_chapters_positional_heads_in_layer_0():
-    """The tour's step 4 used to say "Positional heads: none in this layer" on the demo model."""
+def test_portrait_fact_on_the_demo_model_says_layer_0_has_no_positional_head_and_where_the_nearest_are():
+    """The demo's layer 0 heads near distance 1 put most of their weight on themselves: the step says layer 0
+    has no positional head and names the nearest, each with the offset it looks at and its share."""
     from attention_lab.core.models import load_model
 
     demo = load_model("demo")
     fact = compute_fact("portrait", TourContext.from_model(demo, SEED_TEXT))
-    assert fact.values["n_positional"] >= 1 and fact.lists["positional"][1]
+    assert fact.key == "portrait.nearest" and fact.values["n_positional"] == 0
+    nearest = fact.data["where"]["positional"].nearest()
+    assert fact.values["near_layer"] == 2 and [item["head"] for item in fact.lists["positional"][1]] == [h.head for h in nearest]
+    assert all(item["offset"] >= 1 and item["share_pct"] >= 0.4 for item in fact.lists["positional"][1])
     prev = fact.data["where"]["previous-token"]
     assert prev.here == [] and prev.nearest_layer == 2  # where the demo's previous-token heads live
     # a long text takes the per-layer path and agrees with the one-forward path
@@ -364,7 +375,7 @@ def test_knockout_fact_names_the_head_whose_knockout_raises_the_loss_most(ctx, m
 
     fact = compute_fact("knockout", ctx)
     v = fact.values
-    layer, head = (int(x) for x in v["head"].split("."))
+    layer, head = v["layer"], v["head"]  # two numbers, never "0.1" (reads as a decimal)
     alone = knockout(model.lens, ctx.ids, [(layer, head)], "zero")
     assert v["before"] == pytest.approx(alone.loss_before, abs=1e-5)
     assert v["after"] == pytest.approx(alone.loss_after, abs=1e-5)
@@ -384,9 +395,21 @@ def test_knockout_fact_ranks_heads_under_the_mask_the_analysis_runs_with(ctx, mo
     fact = compute_fact("knockout", replace(ctx, allowed=allowed, mask_spec="window:2"))
     v = fact.values
     assert fact.key == "knockout.masked" and v["mask"] == "window:2"
-    layer, head = (int(x) for x in v["head"].split("."))
+    layer, head = v["layer"], v["head"]  # two numbers, never "0.1" (reads as a decimal)
     windowed = knockout(model.lens, ctx.ids, [(layer, head)], "zero", allowed=allowed)
     causal = knockout(model.lens, ctx.ids, [(layer, head)], "zero")
     assert v["before"] == pytest.approx(windowed.loss_before, abs=1e-5)
     assert v["after"] == pytest.approx(windowed.loss_after, abs=1e-5)
     assert abs(windowed.loss_before - causal.loss_before) > 1e-4  # the mask did change what was measured
+
+
+@pytest.mark.parametrize("drift, variant", [([0.0, 0.0], "exact"), ([0.0, 3e-8], None)])
+def test_kvcache_fact_says_the_same_to_the_last_bit_when_the_drift_is_exactly_0(ctx, monkeypatch, drift, variant):
+    """Never "differ by at most 0": an exact 0 is said as the same keys and values to the last bit."""
+    from attention_lab.core import tour
+
+    monkeypatch.setattr(tour.analysis, "kv_append_drift", lambda *args: drift)
+    fact = compute_fact("kvcache", ctx)
+    item_key, (item,) = fact.lists["n_vs_n1"]
+    assert item_key == "kvcache_drift" and item["variant"] == variant and item["n_vs_n1_max"] == max(drift)
+    assert fact.key == ("kvcache.pending.one_layer" if ctx.lens.config.n_layer == 1 else "kvcache.pending")

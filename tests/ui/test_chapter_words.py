@@ -1,4 +1,4 @@
-"""Words that misled (issue 15): what the app says about the unmasked mode, W^O, the model's
+"""Words that misled a reader of the chapter: what the app says about the unmasked mode, W^O, the model's
 numbers and its tokenizer, checked on every registered string and on the loaded model."""
 
 from __future__ import annotations
@@ -39,10 +39,11 @@ def test_no_string_calls_the_unmasked_mode_roberta_or_the_heads_sealed():
 
 
 def test_the_unmasked_mode_is_explained_once_as_the_same_weights_without_the_mask():
-    text = tr("tour.step.maps.body")
-    assert "the same GPT-2 weights with the mask removed" in text and "real RoBERTa" in text
+    # the weights are the loaded model's, named (the demo model is not GPT-2)
+    text = tr("tour.step.maps.body", model="demo model")
+    assert "the same weights of demo model with the mask removed" in text and "real RoBERTa" in text
     translator.set_language("pt_BR")
-    assert "os mesmos pesos do GPT-2 com a máscara removida" in tr("tour.step.maps.body")
+    assert "os mesmos pesos de modelo de demonstração com a máscara removida" in tr("tour.step.maps.body", model="modelo de demonstração")
 
 
 def test_the_multihead_numbers_are_the_loaded_models_tied_to_the_chapters():

@@ -1,4 +1,4 @@
-"""The mask designer and the head knockout panels (issue 17, the app side), with a real
+"""The mask designer and the head knockout panels (the app side), with a real
 session and worker on a tiny generated GPT-2: the mask chosen reaches the analysis, the
 verdicts shown are core's (computed on the worker), a custom grid's edit changes the
 analysis, the knockout's before/after and the head ranking are core's, and ranking can be
@@ -154,7 +154,7 @@ def test_ranking_is_cores_and_can_be_cancelled(qtbot, session, model):
     expected = run_rank_heads(model.lens, state.ids, "zero")
     torch.testing.assert_close(panel.ranking().delta, expected.delta)
     assert panel.ranking().top == expected.top
-    assert f"{expected.top[0][0]}.{expected.top[0][1]}" in panel.top_label.text()
+    assert f"layer {expected.top[0][0]}, head {expected.top[0][1]} (" in panel.top_label.text()  # never "1.6"
     assert panel.rank_button.isEnabled() and not panel.progress.isVisible()
     panel.show_state(state)  # the same text again: the map stays
     assert panel.ranking() is not None
@@ -187,7 +187,7 @@ def test_shift_click_in_the_head_grid_knocks_the_head_out(qtbot, session, monkey
 
 @pytest.mark.parametrize("language", ["en", "pt_BR"])
 def test_the_portrait_knocks_heads_out_by_shift_click_and_its_menu(qtbot, session, monkeypatch, language):
-    """Issue 17: "click heads in the grid (or the portrait)": the portrait's Shift+click and its
+    """Heads are clicked out in the grid or the portrait: the portrait's Shift+click and its
     row menu send the head grid's intent, the knockout panel shows the set, the row is marked."""
     from attention_lab.ui.i18n import tr
     from attention_lab.ui.panels import portrait as portrait_module
@@ -198,7 +198,7 @@ def test_the_portrait_knocks_heads_out_by_shift_click_and_its_menu(qtbot, sessio
     portrait = make_panel(qtbot, session, PortraitPanel)
     knock = make_panel(qtbot, session, KnockoutPanel)
     analysed(qtbot, session)
-    assert tr("portrait.knockout_hint") in portrait.explain.text()
+    assert tr("portrait.knockout_hint") in portrait.explain.source_text()  # behind "More…"
     row = next(r for r in range(portrait.table.rowCount()) if portrait._head_at_row(r) == 2)
     monkeypatch.setattr(portrait_module.QApplication, "keyboardModifiers",
                         staticmethod(lambda: portrait_module.Qt.KeyboardModifier.ShiftModifier))
@@ -263,10 +263,37 @@ def test_each_verdict_sentence_comes_from_its_own_measured_field(model):
     tokens = model.tokenizer.token_texts(ids)
     report = mask_report(model.lens, ids, parse_mask_spec("prefix:4"))
     text = " ".join(verdict_lines(report, tokens))
-    assert "leak labels? Yes." in text and "moved an earlier position" in text
+    assert "Loss taken at every position: does parallel training leak labels? Yes." in text
+    assert "3 scored positions see a later token (#0–#2)" in text and "moved a scored earlier position" in text
     assert ("KV cache? Yes." if report.kv_cache_valid else "KV cache? No.") in text
-    report.leaks_labels_measured = False  # as if the measurement had disagreed with the reach grid
+    # as trained, the loss after the prefix only: no leak, and the sentence says where the loss starts
+    trained = " ".join(verdict_lines(report, tokens, "after-prefix"))
+    assert "Loss taken only after the prefix: does parallel training leak labels? No." in trained
+    assert f"The loss starts at #3 “{tokens[3]}”" in trained and "moved no scored earlier position" in trained
+    report.influence = torch.zeros_like(report.influence)  # as if the measurement had disagreed with the reach grid
     report.kv_cache_valid = not report.kv_cache_valid
     text = " ".join(verdict_lines(report, tokens))
-    assert "moved no earlier position" in text
+    assert "moved no scored earlier position" in text
     assert ("KV cache? Yes." if report.kv_cache_valid else "KV cache? No.") in text
+
+
+def test_the_learner_chooses_where_the_loss_is_taken_and_the_verdict_follows(qtbot, session, model):
+    """A prefix-LM as trained takes no loss on its prefix: the verdict is computed for the choice."""
+    session.set_text(TEXT)
+    panel = make_panel(qtbot, session, MaskDesignerPanel)
+    analysed(qtbot, session)
+    with qtbot.waitSignal(session.state_ready, timeout=LONG):
+        panel.set_choice("prefix", 4)
+    qtbot.waitUntil(lambda: panel.shown_verdicts() is not None, timeout=LONG)
+    assert panel.loss_choice.isEnabled() and panel.loss() == "every"
+    every = panel.shown_verdicts()
+    assert every["leaks_labels"] is True and every["leaking_positions"] == [0, 1, 2]
+    assert "3 scored positions see a later token (#0–#2)" in panel.verdicts.text()
+    panel.set_loss("after-prefix")
+    trained = panel.shown_verdicts()
+    assert trained["loss"] == "after-prefix" and trained["leaks_labels"] is False and trained["leaking_positions"] == []
+    assert "Loss taken only after the prefix: does parallel training leak labels? No." in panel.verdicts.text()
+    with qtbot.waitSignal(session.state_ready, timeout=LONG):
+        panel.set_choice("window", 2)  # no prefix: the choice does not apply, and says every position
+    qtbot.waitUntil(lambda: panel.shown_verdicts() is not None and panel.spec().kind == "window", timeout=LONG)
+    assert not panel.loss_choice.isEnabled() and "Loss taken at every position" in panel.verdicts.text()

@@ -14,15 +14,15 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget
 
-from attention_lab.core import analysis
+from attention_lab.core import analysis, roles
 from attention_lab.core.ablation import run_rank_heads
 from attention_lab.core.lab import SEED_TEXT
-from attention_lab.core.budget import budget_rows, default_query
+from attention_lab.core.budget import budget_rows, default_query, word_at
 from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.masks import cache_positions_per_layer
 from attention_lab.core.roles import where_sentence
 from attention_lab.core.tour import STEP_KEYS, STEPS
-from attention_lab.ui.i18n import tr
+from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.launch import teardown
 from attention_lab.ui.main_window import MainWindow
 from attention_lab.ui.panels.panel_kit import fmt_number
@@ -116,7 +116,7 @@ def expected_numbers(window, key: str) -> list[str]:
     if key == "budget":  # the budget view's query and numbers, from the window's own causal maps
         query = default_query(state.attention_causal, state.tokens)
         rows = budget_rows(state.attention_causal, query)
-        return [state.tokens[query], n(rows.average_top_weight), str(len(rows.keys_chosen))]
+        return [word_at(state.tokens, query), n(rows.average_top_weight), str(len(rows.keys_chosen))]  # the whole word
     if key == "induction":  # the step put a sequence said twice in the editor; the best head's score
         scores = analysis.head_detector(lens, ids, "induction")
         return [n(float(scores.max()))]
@@ -142,9 +142,11 @@ def expected_numbers(window, key: str) -> list[str]:
         return [n(float(leak.bidirectional[0])), n(leak.bidirectional_max_before), "0"]
     if key == "portrait":
         stats = state.portrait  # the session's portrait of layer 0
-        near = min(stats, key=lambda s: abs(s.mean_distance - 1))
-        focus = min(stats, key=lambda s: s.entropy)
-        return [n(near.mean_distance), n(focus.entropy), str(focus.head)]
+        rules = roles.RoleRules()
+        here = [s for s in stats if s.offset >= 1 and s.offset_share >= rules.positional_share]
+        if here:  # each positional head with the share of the offset it looks at
+            return [pct(s.offset_share) for s in here]
+        return [pct(rules.positional_share), pct(rules.sink)]  # none here: the rule's share, and the sink rule's
     if key == "kvcache":
         stability = analysis.kv_stability(lens, ids)
         return [n(max(stability.max_per_layer("bidirectional")[1:]))]
@@ -154,7 +156,9 @@ def expected_numbers(window, key: str) -> list[str]:
         # ranked under the mask the analysis runs with (the designer's window, left from the step before)
         ranking = run_rank_heads(lens, ids, "zero", allowed=state.extras["allowed"])
         layer, head, delta = ranking.top[0]
-        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta), state.extras["mask_spec"]]
+        # the head in the interface's words, never "0.10" (a decimal)
+        return [roles.head_name(layer, head, translator.language), n(ranking.baseline), n(ranking.baseline + delta),
+                state.extras["mask_spec"]]
     raise AssertionError(key)
 
 
@@ -301,7 +305,7 @@ def test_step_4_says_where_a_missing_role_is_and_show_opens_that_head(qtbot, mak
     text = plain(dock.fact_text())
     assert where_sentence(where, "en") in text and f"none in layer {weak}; layer {strong} has" in text
     target = where.nearest()[0]
-    assert dock.show_head_button.isVisible() and f"layer {strong}, H{target.head}" in dock.show_head_button.text()
+    assert dock.show_head_button.isVisible() and f"layer {strong}, head {target.head}" in dock.show_head_button.text()
     dock.show_head_button.click()
     grid = window.panel("panel.head_grid")
     qtbot.waitUntil(lambda: window.session.state.layer == strong and not window.session.pending, timeout=TIMEOUT_MS)
@@ -425,7 +429,7 @@ class _PaintSpy(QObject):
 
 
 def test_a_step_is_set_up_after_the_tour_and_its_words_are_painted(qtbot, make_window, monkeypatch):
-    """Issue 18's soak: opening the tour or going to the next step in a new window held the GUI thread
+    """In the 30-minute soak, opening the tour or going to the next step in a new window held the GUI thread
     80-130 ms in one turn (the dock's layout and paint, then the step's panel brought forward, its view
     or mode set, its plots drawn).  The dock and the step's words are painted first; the step is set
     up in a turn of its own after them; a tour closed before then sets nothing up."""

@@ -186,7 +186,7 @@ def test_the_gil_switch_interval_is_lowered_to_a_millisecond(qtbot):
 
 
 def test_the_heap_bound_is_checked_on_the_worker_after_every_job(qtbot, monkeypatch):
-    # issue 18: the trim (core.heap.KeptHeapBound) locks glibc's arenas: on the worker, after the job
+    # the trim (core.heap.KeptHeapBound) locks glibc's arenas: on the worker, after the job
     from attention_lab.ui import worker as worker_module
 
     checks = []
@@ -207,7 +207,7 @@ class Held:
 
 
 def test_finished_jobs_let_go_of_their_arguments_and_callbacks(qtbot, worker):
-    """Issue 18: a finished job kept what it was given (the session holds its last analysis,
+    """A finished job kept what it was given (the session holds its last analysis,
     KV and ranking jobs; the worker its last one while it waits), and with it a model switched
     away from.  After each kind of end (result, error, cancel while running, cancel while
     pending, superseded), nothing the job was given is alive."""

@@ -167,6 +167,10 @@ class HeadStats:
     previous_token: float
     current_token: float
     role: str
+    #: the dominant relative offset (0: the token itself, 1: the previous token, 2: two back, …)
+    #: and meanᵢ A[i, i−offset]: where a head's weight actually goes
+    offset: int = 1
+    offset_share: float = 0.0
 
 
 def _square_maps(attn: Tensor, what: str) -> Tensor:
@@ -178,7 +182,7 @@ def _square_maps(attn: Tensor, what: str) -> Tensor:
 
 
 def portrait_metrics(attn: Tensor) -> dict[str, Tensor]:
-    """The five per-head numbers over query rows i = 1 … n−1, each of shape ``attn.shape[:-2]``."""
+    """The per-head numbers over query rows i = 1 … n−1, each of shape ``attn.shape[:-2]``."""
     a = _square_maps(attn, "head_portrait")
     n = a.shape[-1]
     if n < 2:
@@ -194,12 +198,21 @@ def portrait_metrics(attn: Tensor) -> dict[str, Tensor]:
     idx = torch.arange(1, n)
     previous_token = rows[..., idx - 1, idx - 1].mean(-1)  # A[i, i-1]
     current_token = rows[..., idx - 1, idx].mean(-1)  # A[i, i]
+    # share[d] = meanᵢ A[i, i−d] for d = 0 … n−1 (0 where i < d): a mean distance cannot say
+    # where the weight goes (half on itself and half two back also averages 1)
+    back = (i - j).long()  # [n-1, n]: how far back key j is from query i
+    bins = torch.where(back >= 0, back, torch.full_like(back, n)).flatten()  # the future: a bin of its own
+    flat = rows.reshape(*rows.shape[:-2], -1)
+    totals = torch.zeros(*rows.shape[:-2], n + 1, dtype=torch.float64).scatter_add_(-1, bins.expand_as(flat), flat)
+    offset_share, offset = (totals[..., :n] / (n - 1)).max(-1)
     return {
         "mean_distance": mean_distance,
         "entropy": entropy,
         "sink_mass": sink_mass,
         "previous_token": previous_token,
         "current_token": current_token,
+        "offset": offset.to(torch.float64),
+        "offset_share": offset_share,
     }
 
 
@@ -231,7 +244,8 @@ def head_portrait(
 
     Over query rows i = 1 … n−1 (row 0 is trivial under the mask):
     ``mean_distance`` = meanᵢ Σⱼ A[i,j]·|i−j|; ``entropy`` = meanᵢ −Σⱼ A[i,j]·ln A[i,j];
-    ``sink_mass`` = meanᵢ A[i,0]; ``previous_token`` = meanᵢ A[i,i−1]; ``current_token`` = meanᵢ A[i,i].
+    ``sink_mass`` = meanᵢ A[i,0]; ``previous_token`` = meanᵢ A[i,i−1]; ``current_token`` = meanᵢ A[i,i];
+    ``offset`` = the d ≥ 0 with the largest ``offset_share`` = meanᵢ A[i,i−d].
     ``role``: sink, previous-token, current-token, broad (entropy ≥ 0.8 × meanᵢ ln(i+1)) or mixed.
     """
     m = portrait_metrics(attn)
@@ -250,6 +264,7 @@ def head_portrait(
                 n=n,
                 thresholds=thresholds,
             )
+            values["offset"] = int(values["offset"])
             result.append(HeadStats(layer=layer_offset + layer, head=head, role=role, **values))
     return result
 

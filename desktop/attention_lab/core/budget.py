@@ -88,13 +88,42 @@ def disagreement(attention: torch.Tensor) -> torch.Tensor:
     return 0.5 * (a - average).abs().sum(-1).mean(0)
 
 
-def default_query(attention: torch.Tensor, tokens: Sequence[str]) -> int:
-    """The chapter's verb when the text has it, else the position (≥ 1) where the heads
-    disagree most; 0 for a one-token text."""
+def _starts_word(token: str) -> bool:
+    return token.startswith(("␣", " ")) or not token[:1].isalnum()
+
+
+def word_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
+    """The text's words as token spans ``(first, last)``: a word starts at a token that begins
+    with a space (␣) or a sign, or follows a sign, and runs over the letter pieces after it."""
+    spans: list[tuple[int, int]] = []
     for i, token in enumerate(tokens):
-        if token.strip("␣ ").lower() in CHAPTER_VERBS:
-            return i
+        if i == 0 or _starts_word(token) or not tokens[i - 1][-1:].isalnum():
+            spans.append((i, i))
+        else:
+            spans[-1] = (spans[-1][0], i)
+    return spans
+
+
+def word_at(tokens: Sequence[str], position: int) -> str:
+    """The whole word the token at ``position`` belongs to, without its leading space."""
+    for first, last in word_spans(tokens):
+        if first <= position <= last:
+            return "".join(tokens[first : last + 1]).lstrip("␣ ")
+    raise IndexError(position)
+
+
+def default_query(attention: torch.Tensor, tokens: Sequence[str]) -> int:
+    """The chapter's verb when the text has it, else the word (after the first) where the heads
+    disagree most; 0 for a one-token text.  A word cut into pieces (“␣mor de u”) is queried at
+    its last piece, the first that has read the whole word under the mask: never at a piece in
+    the middle of a word (“␣on” of “ontem”)."""
+    spans = word_spans(tokens)
+    for first, last in spans:
+        if "".join(tokens[first : last + 1]).strip("␣ ").lower() in CHAPTER_VERBS:
+            return last
     n = len(tokens)
     if n < 2:
         return 0
-    return 1 + int(disagreement(attention)[1:].argmax())
+    ends = [last for _, last in spans if last >= 1] or list(range(1, n))
+    score = disagreement(attention)
+    return max(ends, key=lambda i: float(score[i]))

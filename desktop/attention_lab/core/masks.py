@@ -206,6 +206,50 @@ def leaks_labels(reach_grid: Tensor) -> bool:
     return bool(reach_grid.triu(diagonal=1).any())
 
 
+#: where the training loss is taken: at every position, or (a prefix-LM as trained) only at the
+#: positions that predict a token after the prefix
+LOSS_CHOICES = ("every", "after-prefix")
+
+
+def loss_start(spec: MaskSpec, loss: str, n: int) -> int:
+    """The first position whose next-token prediction is scored.  After a prefix of k: position
+    k−1, which predicts token k, the first one outside the prefix.  Other masks have no prefix:
+    every position is scored."""
+    if loss not in LOSS_CHOICES:
+        raise ValueError(f"unknown loss choice {loss!r}; choices: {', '.join(LOSS_CHOICES)}")
+    if loss == "after-prefix" and spec.kind == "prefix" and spec.size:
+        return max(min(spec.size, n) - 1, 0)
+    return 0
+
+
+@dataclass(frozen=True)
+class LabelLeak:
+    """The label-leak verdict for one choice of where the loss is taken."""
+
+    loss: str
+    start: int  # the first scored position
+    positions: list[int]  # scored positions that a later token reaches (from the reach grid)
+    witness: tuple[int, int] | None  # (position, a later token it sees), the first such pair
+    measured: list[int]  # scored positions an edit of a later token moved (the probed columns only)
+
+    @property
+    def leaks(self) -> bool:
+        return bool(self.positions)
+
+
+def label_leak(spec: MaskSpec, reach_grid: Tensor, influence: Tensor, probed: Sequence[int], loss: str = "every") -> LabelLeak:
+    """Does training with the loss taken at ``loss``'s positions leak labels?  A scored position
+    leaks when a later token (its own label, or beyond) reaches it: predicted from the reach
+    grid, and measured where the edits were (``influence``'s columns are ``probed``)."""
+    n = reach_grid.shape[0]
+    start = loss_start(spec, loss, n)
+    later = reach_grid.triu(diagonal=1)
+    positions = [i for i in range(start, n) if bool(later[i].any())]
+    witness = (positions[0], int(torch.nonzero(later[positions[0]])[0])) if positions else None
+    measured = sorted({i for i in range(start, n) for c, col in enumerate(probed) if col > i and bool(influence[i, c])})
+    return LabelLeak(loss, start, positions, witness, measured)
+
+
 def cache_positions_per_layer(allowed: Tensor) -> int:
     """K/V positions per layer the cache must hold: the most keys any query reads
     (n for causal and prefix-LM, W for a window of W, the longest segment for documents)."""
@@ -358,9 +402,16 @@ class MaskReport:
     kv_reference_id: int
     cache_positions_per_layer: int
 
-    def verdicts(self) -> dict:
+    def label_leak(self, loss: str = "every") -> LabelLeak:
+        """The label-leak verdict with the loss taken at ``loss``'s positions (:data:`LOSS_CHOICES`)."""
+        return label_leak(self.spec, self.reach, self.influence, self.probed_columns, loss)
+
+    def verdicts(self, loss: str = "every") -> dict:
+        leak = self.label_leak(loss)
         return {
-            "leaks_labels": self.leaks_labels,
+            "loss": loss,
+            "leaks_labels": leak.leaks,
+            "leaking_positions": leak.positions,
             "kv_cache_valid": self.kv_cache_valid,
             "cache_positions_per_layer": self.cache_positions_per_layer,
         }

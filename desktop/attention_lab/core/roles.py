@@ -4,12 +4,15 @@ Step 4 of the chapter: "identify the positional heads (distance ≈ 1) and the s
 (extremely low entropy, everything on token 0)".  Four roles, each a rule over numbers that
 :mod:`attention_lab.core.analysis` measures (a head may hold several roles, or none):
 
-* **positional** -- the chapter's own rule: mean distance close to 1 and a focused
-  distribution (|mean distance − 1| ≤ tolerance, entropy ≤ fraction × the entropy of a head
-  that spreads evenly over its past);
-* **previous-token** -- stricter: weight on i−1 ≥ a threshold.  A mean distance near 1 does
-  not make a head previous-token: one split between itself and two tokens back averages 1 too;
-* **sink** -- mass on token 0 ≥ a threshold;
+* **positional** -- looks back a fixed distance: the relative offset that gets most of its
+  weight (0: itself, 1: the previous token, 2: two back, …) lies back (≥ 1) and takes a share
+  ≥ a threshold.  Judged by where
+  the weight goes, not by the mean distance: a head with 57 % on itself and 30 % on i−1, or
+  one split between itself and tokens further back, has a mean distance near 1 and looks at
+  no fixed token back;
+* **previous-token** -- the chapter's picture of "distance ≈ 1": weight on i−1 ≥ a threshold;
+* **sink** -- mass on token 0 ≥ a threshold (the chapter's extreme case, "everything on
+  token 0", has entropy near 0; the rule asks for the mass only, and the texts say so);
 * **induction** -- the induction detector's score on a random token sequence repeated twice.
 
 :func:`role_map` decides every head's roles, :func:`where` answers "which heads of this role
@@ -18,14 +21,13 @@ holds the names, rules and explanations in English and Brazilian Portuguese as p
 (keys shaped like the UI's string tables), so the lab and the app word them the same way.
 
 Why these default thresholds (measured with ``tests/checkpoints.py``'s GPT-2-small-shaped
-checkpoint with random weights, and the demo model, on six English and Portuguese sentences
-of 8--30 tokens): every head of the random-weight checkpoint has entropy ≥ 0.96 × uniform
-(no structure: nothing may qualify), while the demo model's heads whose mean distance lies
-within 0.35 of 1 have entropy 0.04--0.66 × uniform.  An entropy bound of 0.7 × uniform sits
-in that gap (and below the 0.8 that :class:`analysis.RoleThresholds` calls "broad").  The
-tolerance 0.4 takes "about one token back" as nearer 1 than 0.5 (half on itself, half on
-the previous token) or 1.5 (half one back, half two back); with 0.35, layer 0's head 5 on the
-chapter's sentence (mean distance 0.65) would hang on the third decimal.  Previous-token
+checkpoint with random weights, and the demo model, on the lab's English and Portuguese
+sentences): a head spreading evenly over 10 tokens puts at most 0.31 on any one offset back,
+the demo model's clear previous-token heads (layer 2, heads 3 and 10) put 0.68--0.74 on i−1,
+and its next one 0.42--0.48 (layer 2, head 4); in its layer 0 the heads that look back most put
+at most 0.30 on one offset, and the ones near distance 1 put more on themselves (45--71 %).
+A share of 0.4 keeps the clear and the next ones and leaves out the heads whose weight is
+spread or parked on themselves.  Previous-token
 (0.5) and sink (0.6) keep :class:`analysis.RoleThresholds`' values, so the portrait's
 existing role column and these roles agree.  Induction 0.2: on a sequence repeated twice the
 first copy has nothing earlier to look at, so the score's maximum is ≈ 0.5 (computed by
@@ -51,8 +53,7 @@ LANGUAGES = ("en", "pt_BR")
 class RoleRules:
     """Thresholds of the four roles (see the module's docstring for why these defaults)."""
 
-    positional_tolerance: float = 0.4  # |mean distance − 1| ≤ this
-    positional_entropy: float = 0.7  # entropy ≤ this × meanᵢ ln(i+1) (a head spreading evenly)
+    positional_share: float = 0.4  # meanᵢ A[i, i−d] ≥ this at the head's dominant offset d, d ≥ 1
     # the same two thresholds as the portrait panel's single-role rule, from one place
     previous_token: float = RoleThresholds.previous_token  # meanᵢ A[i, i−1] ≥ this
     sink: float = RoleThresholds.sink  # meanᵢ A[i, 0] ≥ this
@@ -71,6 +72,7 @@ class HeadRoles:
     roles: tuple[str, ...]
     scores: dict[str, float] = field(default_factory=dict)  # role -> its number (all four roles)
     entropy_ratio: float = 0.0  # entropy ÷ the entropy of a head spreading evenly
+    offset: int = 1  # the dominant offset (0: itself), which "positional"'s score is the share of
 
     def has(self, role: str) -> bool:
         return role in self.roles
@@ -93,13 +95,13 @@ def head_roles(
         raise ValueError("roles need a portrait of at least 2 tokens")
     ratio = stats.entropy / uniform_causal_entropy(n)
     scores = {
-        "positional": stats.mean_distance,
+        "positional": stats.offset_share,
         "previous-token": stats.previous_token,
         "sink": stats.sink_mass,
         "induction": float("nan") if induction is None else float(induction),
     }
     held = []
-    if abs(stats.mean_distance - 1.0) <= r.positional_tolerance and ratio <= r.positional_entropy:
+    if stats.offset >= 1 and stats.offset_share >= r.positional_share:
         held.append("positional")
     if stats.previous_token >= r.previous_token:
         held.append("previous-token")
@@ -107,7 +109,7 @@ def head_roles(
         held.append("sink")
     if induction is not None and induction >= r.induction:
         held.append("induction")
-    return HeadRoles(stats.layer, stats.head, tuple(held), scores, ratio)
+    return HeadRoles(stats.layer, stats.head, tuple(held), scores, ratio, stats.offset)
 
 
 def role_map(
@@ -128,16 +130,22 @@ def role_map(
 
 
 def _strength(role: str, h: HeadRoles) -> float:
-    """Higher = a clearer member of the role (positional: nearer distance 1)."""
-    score = h.scores[role]
-    return -abs(score - 1.0) if role == "positional" else score
+    """Higher = a clearer member of the role (positional: a head mostly on itself comes last)."""
+    if role == "positional" and h.offset == 0:
+        return h.scores[role] - 1.0
+    return h.scores[role]
 
 
 @dataclass(frozen=True)
 class RoleHit:
     layer: int
     head: int
-    score: float  # the role's number: mean distance (positional) or the role's weight / score
+    score: float  # the role's number: the share of its dominant offset (positional), weight, score
+    offset: int | None = None  # positional only: that offset (1: the previous token)
+
+    @classmethod
+    def of(cls, role: str, h: HeadRoles) -> "RoleHit":
+        return cls(h.layer, h.head, h.scores[role], h.offset if role == "positional" else None)
 
 
 @dataclass(frozen=True)
@@ -175,11 +183,11 @@ def where(roles: Sequence[HeadRoles], role: str, layer: int) -> RoleWhere:
     _check_role(role)
     members = [h for h in roles if h.has(role)]
     members.sort(key=lambda h: (abs(h.layer - layer), h.layer, -_strength(role, h), h.head))
-    here = [RoleHit(h.layer, h.head, h.scores[role]) for h in members if h.layer == layer]
-    elsewhere = [RoleHit(h.layer, h.head, h.scores[role]) for h in members if h.layer != layer]
+    here = [RoleHit.of(role, h) for h in members if h.layer == layer]
+    elsewhere = [RoleHit.of(role, h) for h in members if h.layer != layer]
     scored = [h for h in roles if h.scores[role] == h.scores[role]]  # NaN: not measured
     best = max(scored, key=lambda h: _strength(role, h), default=None)
-    return RoleWhere(role, layer, here, elsewhere, None if best is None else RoleHit(best.layer, best.head, best.scores[role]))
+    return RoleWhere(role, layer, here, elsewhere, None if best is None else RoleHit.of(role, best))
 
 
 def where_all(roles: Sequence[HeadRoles], layer: int) -> dict[str, RoleWhere]:
@@ -212,15 +220,20 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
     "roles.induction.name": {"en": "induction", "pt_BR": "indução"},
     "roles.positional.heads": {"en": "positional heads", "pt_BR": "cabeças posicionais"},
     "roles.previous-token.heads": {"en": "previous-token heads", "pt_BR": "cabeças de token anterior"},
-    "roles.sink.heads": {"en": "sink heads", "pt_BR": "cabeças vala"},
+    "roles.sink.heads": {"en": "sink heads", "pt_BR": "cabeças de vala"},
     "roles.induction.heads": {"en": "induction heads", "pt_BR": "cabeças de indução"},
-    "roles.positional.score": {"en": "distance {score}", "pt_BR": "distância {score}"},
+    "roles.positional.score": {"en": "{offset}, {share}", "pt_BR": "{offset}, {share}"},
+    "roles.offset.0": {"en": "looks at itself", "pt_BR": "olha para si mesma"},
+    "roles.offset.1": {"en": "looks at the previous token", "pt_BR": "olha para o token anterior"},
+    "roles.offset.n": {"en": "looks {d} tokens back", "pt_BR": "olha {d} tokens para trás"},
     "roles.positional.rule": {
-        "en": "mean distance within {positional_tolerance:.2f} of 1 and entropy ≤ {positional_entropy:.2f} × "
-        "that of a head spreading evenly over its past",
-        "pt_BR": "distância média a no máximo {positional_tolerance:.2f} de 1 e entropia ≤ {positional_entropy:.2f} × "
-        "a de uma cabeça que se espalha por igual sobre o passado",
+        "en": "most of the weight goes to one offset back (the previous token, two back, …), at least "
+        "{positional_share:.2f} of it",
+        "pt_BR": "a maior parte do peso vai para uma só distância para trás (o token anterior, dois atrás, …), "
+        "pelo menos {positional_share:.2f} dele",
     },
+    "roles.head": {"en": "layer {layer}, head {head}", "pt_BR": "camada {layer}, cabeça {head}"},
+    "roles.head.short": {"en": "head {head}", "pt_BR": "cabeça {head}"},
     "roles.previous-token.rule": {
         "en": "weight on the previous token (i−1) ≥ {previous_token:.2f}",
         "pt_BR": "peso no token anterior (i−1) ≥ {previous_token:.2f}",
@@ -231,28 +244,27 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
     },
     "roles.induction.rule": {
         "en": "induction score ≥ {induction:.2f} on a random token sequence repeated twice",
-        "pt_BR": "pontuação de indução ≥ {induction:.2f} numa sequência aleatória de tokens repetida duas vezes",
+        "pt_BR": "score de indução ≥ {induction:.2f} numa sequência aleatória de tokens repetida duas vezes",
     },
     "roles.positional.about": {
-        "en": "The chapter's positional heads (distance ≈ 1): a focused head that looks about one token back. "
-        "A mean distance near 1 alone does not say which token: a head split between the token itself and "
-        "the one two back also averages 1. The stricter previous-token role asks for the weight on i−1 itself.",
-        "pt_BR": "As cabeças posicionais do capítulo (distância ≈ 1): uma cabeça focada que olha cerca de um "
-        "token para trás. Distância média perto de 1 sozinha não diz qual token: uma cabeça dividida entre o "
-        "próprio token e o de duas posições atrás também dá média 1. O papel mais estrito de token anterior "
-        "exige o peso no próprio i−1.",
+        "en": "Looks back a fixed distance: most of its weight goes to one offset, e.g. the previous token. "
+        "Judged by where the weight goes, not by the mean distance: a head split between itself and tokens "
+        "further back can also average 1.",
+        "pt_BR": "Olha uma distância fixa para trás: a maior parte do peso vai para uma só posição relativa, "
+        "por exemplo o token anterior. Julgada por onde o peso vai, não pela distância média: uma cabeça "
+        "dividida entre si mesma e tokens mais atrás também pode dar média 1.",
     },
     "roles.previous-token.about": {
-        "en": "The stricter role: most of each row's budget on the token right before it. Such a head "
-        "usually counts as positional too; a positional head need not be a previous-token head.",
-        "pt_BR": "O papel mais estrito: a maior parte do orçamento de cada linha no token logo antes. Uma cabeça "
-        "assim costuma contar também como posicional; uma cabeça posicional não precisa ser de token anterior.",
+        "en": "The chapter's picture of distance ≈ 1: most of each row's budget on the token right before it. "
+        "Such a head is positional too.",
+        "pt_BR": "A imagem da apostila para distância ≈ 1: a maior parte do orçamento de cada linha no token "
+        "logo antes. Uma cabeça assim também é posicional.",
     },
     "roles.sink.about": {
-        "en": "The chapter's sink heads: very low entropy, almost everything parked on token 0, whatever that "
-        "token is — a place to put attention when there is nothing useful to look at.",
-        "pt_BR": "As cabeças de vala do capítulo: entropia baixíssima, quase tudo estacionado no token 0, seja "
-        "ele qual for — um lugar para pôr a atenção quando não há nada útil para olhar.",
+        "en": "At least {sink:.2f} of the weight on token 0, whatever that token is: a place to park attention "
+        "when there is nothing useful to look at. The chapter's extreme case puts everything there.",
+        "pt_BR": "Pelo menos {sink:.2f} do peso no token 0, seja ele qual for: um lugar para estacionar a "
+        "atenção quando não há nada útil para olhar. O caso extremo da apostila põe tudo ali.",
     },
     "roles.induction.about": {
         "en": "Looks at the token that followed the earlier copy of the current one, so it can continue a "
@@ -261,8 +273,8 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
         "about {uniform:.2f}.",
         "pt_BR": "Olha para o token que veio depois da cópia anterior do token atual, e assim pode continuar um "
         "padrão repetido (…Dumbledore disse… Dumbledore → disse). Numa sequência repetida duas vezes uma cabeça "
-        "pontua no máximo {maximum:.2f} (a primeira cópia não tem nada antes para olhar); uma que se espalha por "
-        "igual pontua cerca de {uniform:.2f}.",
+        "tem score de no máximo {maximum:.2f} (a primeira cópia não tem nada antes para olhar); uma que se espalha por "
+        "igual tem score de cerca de {uniform:.2f}.",
     },
     "roles.here": {"en": "{role} in layer {layer}: {heads}", "pt_BR": "{role} na camada {layer}: {heads}"},
     "roles.none_here": {"en": "{role}: none in layer {layer}", "pt_BR": "{role}: nenhuma na camada {layer}"},
@@ -270,8 +282,8 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
     "roles.also": {"en": "also {places}", "pt_BR": "também {places}"},
     "roles.in_layer": {"en": "layer {layer}: {heads}", "pt_BR": "camada {layer}: {heads}"},
     "roles.none_anywhere": {
-        "en": "no head of this model qualifies (the best: layer {layer}, H{head}, {score})",
-        "pt_BR": "nenhuma cabeça deste modelo se qualifica (a melhor: camada {layer}, H{head}, {score})",
+        "en": "no head of this model qualifies (the best: {head}, {score})",
+        "pt_BR": "nenhuma cabeça deste modelo se qualifica (a melhor: {head}, {score})",
     },
     "roles.and": {"en": "and", "pt_BR": "e"},
 }
@@ -289,7 +301,7 @@ def describe(role: str, rules: RoleRules | None = None, lang: str = "en", refere
     ``reference``: :func:`induction_reference`'s numbers for the induction explanation."""
     _check_role(role)
     r = (rules or RoleRules()).as_dict()
-    about_values = dict(reference or {"maximum": 0.5, "uniform": 0.0}) if role == "induction" else {}
+    about_values = dict(reference or {"maximum": 0.5, "uniform": 0.0}) if role == "induction" else r
     return {
         "name": text(f"roles.{role}.name", lang),
         "rule": text(f"roles.{role}.rule", lang, **r),
@@ -303,13 +315,26 @@ def _join(items: list[str], lang: str) -> str:
     return ", ".join(items[:-1]) + f" {text('roles.and', lang)} " + items[-1]
 
 
-def _score(role: str, value: float, lang: str) -> str:
-    score = number(value, ".2f", lang)
-    return text("roles.positional.score", lang, score=score) if role == "positional" else score
+def head_name(layer: int, head: int, lang: str = "en") -> str:
+    """A head as every text writes it: "layer 2, head 3" / "camada 2, cabeça 3" (never "2.3",
+    which reads as a decimal, nor a letter code that mixes the languages)."""
+    return text("roles.head", lang, layer=layer, head=head)
+
+
+def offset_words(offset: int, share: float, lang: str = "en") -> str:
+    """Where a positional head looks and how much of its weight goes there: "looks at the previous token, 64%"."""
+    where_to = text(f"roles.offset.{offset}", lang) if offset < 2 else text("roles.offset.n", lang, d=offset)
+    return text("roles.positional.score", lang, offset=where_to, share=number(100 * share, ".0f", lang) + "%")
+
+
+def _score(role: str, hit: RoleHit, lang: str) -> str:
+    if role == "positional" and hit.offset is not None:
+        return offset_words(hit.offset, hit.score, lang)
+    return number(hit.score, ".2f", lang)
 
 
 def _hits(hits: Sequence[RoleHit], role: str, lang: str) -> str:
-    return _join([f"H{h.head} ({_score(role, h.score, lang)})" for h in hits], lang)
+    return _join([f"{text('roles.head.short', lang, head=h.head)} ({_score(role, h, lang)})" for h in hits], lang)
 
 
 def _by_layer(hits: Sequence[RoleHit], role: str, lang: str) -> str:
@@ -321,7 +346,7 @@ def _by_layer(hits: Sequence[RoleHit], role: str, lang: str) -> str:
 
 
 def where_sentence(found: RoleWhere, lang: str = "en") -> str:
-    """E.g. "previous-token heads: none in layer 0; layer 2 has H3 (0.69) and H10 (0.74)"."""
+    """E.g. "previous-token heads: none in layer 0; layer 2 has head 3 (0.69) and head 10 (0.74)"."""
     name = text(f"roles.{found.role}.heads", lang)
     if found.here:
         sentence = text("roles.here", lang, role=name, layer=found.layer, heads=_hits(found.here, found.role, lang))
@@ -336,6 +361,6 @@ def where_sentence(found: RoleWhere, lang: str = "en") -> str:
         sentence += "; " + text("roles.also", lang, places=_by_layer(others, found.role, lang))
     if not found.here and not found.elsewhere and found.best is not None:
         best = found.best
-        sentence += "; " + text("roles.none_anywhere", lang, layer=best.layer, head=best.head,
-                                score=_score(found.role, best.score, lang))
+        sentence += "; " + text("roles.none_anywhere", lang, head=head_name(best.layer, best.head, lang),
+                                score=_score(found.role, best, lang))
     return sentence

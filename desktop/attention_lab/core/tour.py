@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from . import analysis, roles
-from .budget import budget_rows, default_query
+from .budget import budget_rows, default_query, word_at
 from .job_protocol import Cancelled
 from .kvbench import CLEAR_SPEEDUP, cache_size_bytes
 from .lens import GPT2Config, GPT2Lens, GPT2Weights, MaskMode
@@ -68,7 +68,7 @@ STEPS: tuple[TourStep, ...] = (
     # the chapter names induction among the specialisations: its stripe, on a sequence said twice
     TourStep("induction", None, "panel.head_grid", causal=True, open_head=True, repeated_text=True),
     TourStep("kvcache", 5, "panel.kvbench", offers_benchmark=True),
-    # beyond the chapter (issue 17): another mask, and a head taken out
+    # beyond the chapter: another mask, and a head taken out
     TourStep("mask_designer", None, "panel.mask_designer", designer_mask=f"window:{TOUR_WINDOW}"),
     TourStep("knockout", None, "panel.knockout"),
 )
@@ -285,7 +285,7 @@ def budget_fact(ctx: TourContext) -> Fact:
     return Fact(
         "budget",
         {
-            "token": ctx.tokens[query],
+            "token": word_at(ctx.tokens, query),  # the whole word the query token ends
             "query": query,
             "layer": ctx.layer,
             "heads": rows.heads,
@@ -620,32 +620,37 @@ def portrait_fact(ctx: TourContext) -> Fact:
     stats = [s for s in all_stats if s.layer == ctx.layer]
     by_head = {r.head: r for r in table if r.layer == ctx.layer}
     found = roles.where_all(table, ctx.layer)
-    positional = [stats[h.head] for h in found["positional"].here]  # nearest distance 1 first
+    here = found["positional"].here
+    nearest = found["positional"].nearest()
+    # this layer's positional heads, else the nearest layer's: named by where their weight goes
+    positional = [h for h in (here or nearest)]
     sinks = [stats[h.head] for h in found["sink"].here]  # the chapter's sink rule (RoleRules.sink), strongest first
-    near = min(stats, key=lambda s: abs(s.mean_distance - 1))
     focus = min(stats, key=lambda s: s.entropy)
+    rules = ctx.rules or roles.RoleRules()
+    key = "portrait" if here else "portrait.nearest" if nearest else "portrait.nowhere"
     return Fact(
-        "portrait",
+        key,
         {
             "layer": ctx.layer,
             "heads": len(stats),
             "n": ctx.n,
-            "n_positional": len(positional),
+            "n_positional": len(here),
             "n_previous_token": len(found["previous-token"].here),
             "n_sinks": len(sinks),
             "n_induction": len(found["induction"].here),
-            "near_head": near.head,
-            "near_distance": near.mean_distance,
+            "near_layer": found["positional"].nearest_layer if nearest else ctx.layer,
+            "share_min_pct": rules.positional_share,
+            "sink_min_pct": rules.sink,
             "focus_head": focus.head,
-            "focus_entropy": focus.entropy,
             "focus_sink_pct": focus.sink_mass,
         },
         lists={
             "positional": (
                 "positional",
-                [{"head": s.head, "distance": s.mean_distance, "prev_pct": s.previous_token} for s in positional],
+                [{"head": h.head, "offset": h.offset, "share_pct": h.score,
+                  "variant": "previous" if h.offset == 1 else "back"} for h in positional],
             ),
-            "sinks": ("sink", [{"head": s.head, "entropy": s.entropy, "sink_pct": s.sink_mass} for s in sinks]),
+            "sinks": ("sink", [{"head": s.head, "sink_pct": s.sink_mass} for s in sinks]),
         },
         data={"where": found, "roles": by_head, "induction_reference": roles.induction_reference(repeat_ids)},
     )
@@ -730,9 +735,14 @@ def kvcache_fact(ctx: TourContext) -> Fact:
         bidir_max=max(bidir[1:]) if len(bidir) > 1 else bidir[0],
         cache_bytes=cache_size_bytes(lens, ctx.n + max(new_tokens - 1, 0)),
     )
+    # ids alone vs ids + [appended]: said as "the same to the last bit" when the drift is exactly 0
+    drift = {"appended": values["appended"], "n_vs_n1_max": values["n_vs_n1_max"],
+             "variant": "exact" if values["n_vs_n1_max"] == 0 else None}
     result = ctx.kv_result
     if result is None or getattr(result, "prompt_length", None) != ctx.n:
-        return Fact("kvcache.pending", values)
+        # one layer: its K and V see only the token and its position, so no later layer shows the leak
+        return Fact("kvcache.pending.one_layer" if cfg.n_layer == 1 else "kvcache.pending", values,
+                    lists={"n_vs_n1": ("kvcache_drift", [drift])})
     values.update(
         new_tokens=result.new_tokens,
         with_s=result.seconds_with_cache,
@@ -785,7 +795,8 @@ def knockout_fact(ctx: TourContext) -> Fact:
     return Fact("knockout.masked" if masked else "knockout", {
         "mask": ctx.mask_spec if masked else "causal",
         "heads": ctx.lens.config.n_layer * ctx.lens.config.n_head,
-        "head": f"{layer}.{head}",
+        "layer": layer,  # written "layer 0, head 1" by the text, never "0.1" (reads as a decimal)
+        "head": head,
         "before": ranking.baseline,
         "after": ranking.baseline + delta,
         "delta": delta,

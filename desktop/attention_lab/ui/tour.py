@@ -18,6 +18,7 @@ its constructor.  ``ATTENTION_LAB_OPEN_TOUR=1`` opens the tour at start (screens
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
 import os
@@ -46,11 +47,11 @@ from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
-from attention_lab.ui.model_label import model_label_later
+from attention_lab.ui.model_label import model_label, model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.qt_compat import call_after_posted_work, call_later
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
-from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
+from attention_lab.ui.panels.panel_kit import MORE, ExplanationLabel, fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.kv_bench import DEFAULT_NEW_TOKENS  # what the KV panel starts with, before it is built
@@ -99,7 +100,9 @@ def format_fact(fact: Fact) -> str:
     values = dict(fact.values)
     formatted = {name: f"<b>{format_value(name, v)}</b>" for name, v in values.items()}
     for name, (item_key, items) in fact.lists.items():
-        parts = [_fill(f"tour.item.{item_key}", item) for item in items]
+        # an item's "variant" picks its wording (e.g. "the previous token" or "3 tokens back")
+        parts = [_fill(".".join(filter(None, ("tour.item", item_key, item.get("variant")))),
+                       {k: v for k, v in item.items() if k != "variant"}) for item in items]
         formatted[name] = "; ".join(parts) if parts else tr("tour.none")
     return tr(f"tour.fact.{fact.key}", **formatted)
 
@@ -182,7 +185,7 @@ class TourDock(QDockWidget):
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.title.setFont(font)
-        self.text = QLabel(body)
+        self.text = ExplanationLabel(body)  # a long step's rest behind "More…"
         self.text.setObjectName("tour.text")
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.RichText)
@@ -199,7 +202,7 @@ class TourDock(QDockWidget):
         # wrapped: unwrapped, a long model name set the column's minimum width, squeezed the
         # step's text into a strip ~80 px wide and still ran past the dock (1366×768, measured)
         self.fact_caption.setWordWrap(True)
-        self.fact_label = QLabel(self.fact_frame)
+        self.fact_label = ExplanationLabel(self.fact_frame)  # the fact's first sentence, the rest behind "More…"
         self.fact_label.setObjectName("tour.fact")
         self.fact_label.setWordWrap(True)
         self.fact_label.setTextFormat(Qt.TextFormat.RichText)
@@ -414,7 +417,7 @@ class TourDock(QDockWidget):
     def _enter_step_after_paint(self) -> None:
         """Set the step up (its panel brought forward, a view opened, a mode picked) once the window
         has laid out and painted the tour's dock and words, in a turn of its own: both in one turn held
-        the GUI thread 80-130 ms in issue 18's soak (the first opening or step in a new window)."""
+        the GUI thread 80-130 ms in the 30-minute soak (the first opening or step in a new window)."""
         self._entry_pending = True
         call_after_posted_work(self, self._enter_pending_step)  # behind the dock's layout and paint
 
@@ -617,7 +620,7 @@ class TourDock(QDockWidget):
         from PySide6.QtGui import QTextDocument
 
         doc = QTextDocument()
-        doc.setHtml(self.fact_label.text())
+        doc.setHtml(self.fact_label.source_text().replace(MORE, ""))  # both parts, whether "More…" is open or not
         return doc.toPlainText()
 
     @property
@@ -635,9 +638,10 @@ class TourDock(QDockWidget):
             where = found.get(role)
             if where is None:
                 continue
-            if where.here and role in ("positional", "sink"):
-                continue  # the fact itself lists this layer's positional and sink heads with their numbers
-            lines.append(html.escape(where_sentence(where, translator.language)))
+            # the fact itself names the positional heads (this layer's, else the nearest layer's) and
+            # this layer's sink heads, with their numbers
+            if not (role == "positional" or where.here and role == "sink"):
+                lines.append(html.escape(where_sentence(where, translator.language)))
             if not where.here and where.nearest() and self._role_target is None:
                 hit = where.nearest()[0]
                 self._role_target = (role, hit.layer, hit.head)
@@ -671,7 +675,10 @@ class TourDock(QDockWidget):
         if self.fact is not None:
             self.fact_caption.setText(tr("tour.measured", model=html.escape(self.fact_model)))
             extra = self._role_lines(self.fact) or self._growth_line(self.fact)
-            self.fact_label.setText(format_fact(self.fact) + (f"<br><br>{extra}" if extra else ""))
+            fact = self.fact
+            if "model" in fact.values:  # named in the interface's language (the demo has a Portuguese name)
+                fact = dataclasses.replace(fact, values={**fact.values, "model": self.fact_model})
+            self.fact_label.setText(format_fact(fact) + (f"<br><br>{extra}" if extra else ""))
             block = self.fact.block
             if block:
                 shown, n = self.fact.values.get("shown"), self.fact.values.get("n")
@@ -790,10 +797,12 @@ class TourDock(QDockWidget):
         where = tr("tour.counter.lab", lab=step.lab_step) if step.lab_step else tr("tour.counter.prose")
         self.counter.setText(f"{tr('tour.counter', i=progress.index + 1, count=progress.count)} · {where}")
         self.title.setText(tr(f"tour.step.{step.key}.title"))
-        cfg = self.window_.session.model.lens.config if self.window_.session.model is not None else CHAPTER
-        # the loaded model's numbers (the chapter's GPT-2 small before one is loaded)
+        model = self.window_.session.model
+        cfg = model.lens.config if model is not None else CHAPTER
+        # the loaded model's numbers and name (the chapter's GPT-2 small before one is loaded)
         self.text.setText(tr(f"tour.step.{step.key}.body", new=self._new_token_count(),
-                             d=cfg.n_embd, heads=cfg.n_head, dk=cfg.head_dim, w=TOUR_WINDOW))
+                             d=cfg.n_embd, heads=cfg.n_head, dk=cfg.head_dim, w=TOUR_WINDOW,
+                             model=html.escape(model_label(model)) if model is not None else "GPT-2"))
         self.back_button.setText(tr("tour.back"))
         self.back_button.setEnabled(not progress.at_start)
         self.next_button.setText(tr("tour.finish") if progress.at_end else tr("tour.next"))

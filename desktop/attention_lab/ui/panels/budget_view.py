@@ -18,11 +18,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from attention_lab.core.budget import BudgetRows, budget_rows, default_query
+from attention_lab.core.budget import BudgetRows, budget_rows, default_query, word_at
 from attention_lab.ui import number_format
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.heatmap_kit import colormap, fit_token_ticks
-from attention_lab.ui.panels.panel_kit import CellLabels, explanation_label, fmt_number
+from attention_lab.ui.panels.panel_kit import MORE, CellLabels, explanation_label, fmt_number
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_ticks, set_title, set_view_range
 from attention_lab.ui.strings import budget_view as _texts  # noqa: F401 -- registers the texts
 
@@ -124,7 +124,7 @@ class BudgetView(QWidget):
         from PySide6.QtGui import QTextDocument
 
         doc = QTextDocument()
-        doc.setHtml(self.explain.text())
+        doc.setHtml(self.explain.source_text().replace(MORE, ""))  # both parts, whether "More…" is open or not
         return doc.toPlainText()
 
     def retranslate(self) -> None:
@@ -154,7 +154,7 @@ class BudgetView(QWidget):
         set_ticks(self.plot.getAxis("left"), [labels, []])
         fit_token_ticks(self.plot, "bottom", state.tokens[:keys])
         set_axis_label(self.plot, "bottom", tr("budget.key_axis"))
-        token = state.tokens[query]
+        token = word_at(state.tokens, query)  # “mordeu”, not its last piece “u”
         set_title(self.plot, html.escape(tr("budget.title", token=token, query=query, layer=state.layer)), size="10pt")
         set_view_range(self.plot, (0, keys), (0, heads + 1))
         cells = []
@@ -179,7 +179,7 @@ class BudgetView(QWidget):
         top_head = max(range(rows.heads), key=lambda h: rows.top_weight[h])
         return tr(
             "budget.explain",
-            token=html.escape(tokens[rows.query]),
+            token=html.escape(word_at(tokens, rows.query)),
             heads=rows.heads,
             layer=state.layer,
             chosen=len(rows.keys_chosen),

@@ -1,4 +1,4 @@
-"""Head knockout (issue 17): take heads out before W^O and watch the prediction change.
+"""Head knockout: take heads out before W^O and watch the prediction change.
 
 The learner clicks heads in a layers × heads map (or Shift+clicks one in the head grid);
 the set and the mode (zero / mean) go to the session as :attr:`KnockoutPanel.knockout_chosen`,
@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.ablation import TOP_K
 from attention_lab.core.job_protocol import KNOCKOUT, RANK_HEADS, state_mask_key, text_key
-from attention_lab.ui.i18n import tr
+from attention_lab.core.roles import head_name
+from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage
 from attention_lab.ui.panels.ids import PanelId
@@ -48,7 +49,8 @@ KNOCKED_RGBA = (50, 50, 60, 255)
 
 
 def heads_text(heads) -> str:
-    return ", ".join(f"{layer}.{head}" for layer, head in heads)
+    """"layer 0, head 1; layer 2, head 3": a head as every text writes it ("0.1" read as a decimal)."""
+    return "; ".join(head_name(layer, head, translator.language) for layer, head in heads)
 
 
 def harm_picture(harm: np.ndarray | None, shape: tuple[int, int]) -> np.ndarray:
@@ -364,7 +366,7 @@ class KnockoutPanel(Panel):
                           for layer, h in self._heads])
         self.map_box.setTitle(tr("knockout.map.ranked" if ranking is not None else "knockout.map"))
         if ranking is not None:
-            named = ", ".join(f"{layer}.{head} ({'+' if d >= 0 else ''}{fmt_number(d)})"
+            named = "; ".join(f"{head_name(layer, head, translator.language)} ({'+' if d >= 0 else ''}{fmt_number(d)})"
                               for layer, head, d in ranking.top[:NAMED])
             self.top_label.setText(tr("knockout.map.key") + " "
                                    + tr("knockout.top", baseline=fmt_number(ranking.baseline), heads=named))

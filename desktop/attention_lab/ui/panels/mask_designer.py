@@ -1,4 +1,4 @@
-"""The mask designer (issue 17): choose the mask the model runs under, and see what it implies.
+"""The mask designer: choose the mask the model runs under, and see what it implies.
 
 The choice (causal, bidirectional, prefix-LM k, sliding window w, documents split at a
 token, or a custom grid whose cells the learner clicks) goes to the session as
@@ -30,7 +30,15 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.core.job_protocol import MASK_REPORT, mask_report_key
-from attention_lab.core.masks import MASK_KINDS, MaskSpec, allowed_for_text, custom_mask, fit_custom, measured_cells
+from attention_lab.core.masks import (
+    LOSS_CHOICES,
+    MASK_KINDS,
+    MaskSpec,
+    allowed_for_text,
+    custom_mask,
+    fit_custom,
+    measured_cells,
+)
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage
@@ -131,7 +139,22 @@ class MaskDesignerPanel(Panel):
         self.verdicts = QLabel(self.verdict_box)
         self.verdicts.setWordWrap(True)
         self.verdicts.setTextFormat(Qt.TextFormat.RichText)
-        QVBoxLayout(self.verdict_box).addWidget(self.verdicts)
+        # where the training loss is taken: a prefix-LM as trained scores only after its prefix,
+        # and the label-leak verdict is computed for the choice (core.masks.label_leak)
+        self.loss_label = QLabel(self.verdict_box)
+        self.loss_choice = QComboBox(self.verdict_box)
+        self.loss_choice.setObjectName("designer.loss")
+        for loss in LOSS_CHOICES:
+            self.loss_choice.addItem(loss, loss)
+        self.loss_label.setBuddy(self.loss_choice)
+        self.loss_choice.currentIndexChanged.connect(lambda _index: self._fill_verdicts())
+        loss_row = QHBoxLayout()
+        loss_row.addWidget(self.loss_label)
+        loss_row.addWidget(self.loss_choice)
+        loss_row.addStretch(1)
+        verdict_layout = QVBoxLayout(self.verdict_box)
+        verdict_layout.addLayout(loss_row)
+        verdict_layout.addWidget(self.verdicts)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.explain)
@@ -290,6 +313,9 @@ class MaskDesignerPanel(Panel):
         self.to_custom.setText(tr("designer.to_custom"))
         self.to_custom.setToolTip(tr("designer.to_custom_tip"))
         self.verdict_box.setTitle(tr("designer.verdicts"))
+        self.loss_label.setText(tr("designer.loss"))
+        for i, loss in enumerate(LOSS_CHOICES):
+            self.loss_choice.setItemText(i, tr(f"designer.loss.{loss}"))
         self._show_controls()
         self._fill_grid()
         self._fill_verdicts()
@@ -335,6 +361,7 @@ class MaskDesignerPanel(Panel):
         set_heatmap_axes(self.reach_plot, state.tokens, state.tokens, tr("designer.influenced"), tr("designer.source"))
 
     def _fill_verdicts(self) -> None:
+        self.loss_choice.setEnabled(self.kind() == "prefix")  # only a prefix-LM has a prefix to skip
         if self._state is None:
             self.verdicts.setText("")
             return
@@ -349,7 +376,7 @@ class MaskDesignerPanel(Panel):
                 self.verdicts.setText(tr("designer.waiting") if self.is_served("report_wanted")
                                       else tr("designer.unserved"))
             return
-        self.verdicts.setText("<br>".join(verdict_lines(report, self._state.tokens)))
+        self.verdicts.setText("<br>".join(verdict_lines(report, self._state.tokens, self.loss())))
 
     # ------------------------------------------------------------------ the verdicts
     def _request_report(self) -> None:
@@ -388,9 +415,17 @@ class MaskDesignerPanel(Panel):
         self._pending_key = None
         self._fill_verdicts()
 
+    def loss(self) -> str:
+        """Where the training loss is taken (:data:`core.masks.LOSS_CHOICES`): the choice shown for a
+        prefix-LM; every position for a mask with no prefix to skip."""
+        return self.loss_choice.currentData() if self.kind() == "prefix" else "every"
+
+    def set_loss(self, loss: str) -> None:
+        self.loss_choice.setCurrentIndex(LOSS_CHOICES.index(loss))
+
     def shown_verdicts(self) -> dict | None:
         """The verdicts on display, as core computed them (None before they arrive)."""
-        return None if self._report is None else self._report.verdicts()
+        return None if self._report is None else self._report.verdicts(self.loss())
 
     def measured_marks_shown(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """(row, column) cells of the dots and crosses drawn over the reach grid (tests)."""
@@ -403,16 +438,32 @@ class MaskDesignerPanel(Panel):
         return self.grid_plot.getPlotItem()
 
 
-def verdict_lines(report, tokens) -> list[str]:
-    """The verdict sentences of a core.masks.MaskReport (each one from a measured field)."""
-    lines = []
-    if report.leaks_labels:
-        later = torch.nonzero(report.reach.triu(diagonal=1))
-        query, key = (int(x) for x in later[0])
-        lines.append(tr("designer.leaks.yes", query=f"#{query} “{tokens[query]}”", later=f"#{key} “{tokens[key]}”"))
+def _positions(positions: list[int]) -> str:
+    """#0–#3, #7: runs of positions written as ranges."""
+    runs: list[list[int]] = []
+    for p in positions:
+        if runs and p == runs[-1][-1] + 1:
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    return ", ".join(f"#{r[0]}" if len(r) == 1 else f"#{r[0]}–#{r[-1]}" for r in runs)
+
+
+def verdict_lines(report, tokens, loss: str = "every") -> list[str]:
+    """The verdict sentences of a core.masks.MaskReport (each one from a measured field), the
+    label leak's for the loss taken at ``loss``'s positions."""
+    leak = report.label_leak(loss)
+    where = tr(f"designer.loss.{leak.loss}")
+    start = f"#{leak.start} “{tokens[leak.start]}”"
+    if leak.leaks:
+        query, key = leak.witness
+        lines = [tr("designer.leaks.yes", where=where, count=len(leak.positions), positions=_positions(leak.positions),
+                    query=f"#{query} “{tokens[query]}”", later=f"#{key} “{tokens[key]}”")]
+    elif leak.start > 0:
+        lines = [tr("designer.leaks.no_after_prefix", where=where, start=start)]
     else:
-        lines.append(tr("designer.leaks.no"))
-    lines[-1] += tr("designer.leaks.measured_yes" if report.leaks_labels_measured else "designer.leaks.measured_no")
+        lines = [tr("designer.leaks.no", where=where)]
+    lines[-1] += " " + tr("designer.leaks.measured_yes" if leak.measured else "designer.leaks.measured_no")
     keep, n = report.cache_positions_per_layer, report.allowed.shape[0]
     if report.kv_cache_valid:
         text = tr("designer.kv.yes", keep=keep)

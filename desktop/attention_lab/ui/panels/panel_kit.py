@@ -18,28 +18,71 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QTableWidget, QTab
 from attention_lab.ui import number_format
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.strings import portrait as _role_texts  # noqa: F401 -- registers the role names
+from attention_lab.ui.strings import window as _window_texts  # noqa: F401 -- registers "More…" and "Less"
 from attention_lab.ui.panels.heatmap_kit import configure_map_plot, fit_token_ticks  # the head grid's: as many labels as fit
 from attention_lab.ui.panels.plot_setters import plain_axes, set_axis_label, set_view_range
 
 # ---------------------------------------------------------------------------- labels
 
 
+#: where a text's first paragraph ends and the rest, shown behind "More…", begins (see
+#: :class:`ExplanationLabel`; the string tables' word budgets count the part before it)
+MORE = "<!--more-->"
+
+
 class ExplanationLabel(QLabel):
     """A selectable, word-wrapped rich-text label whose height for a width is measured once per text.
+
+    A text with :data:`MORE` in it shows what comes before it and a "More…" link; the link
+    shows the rest (and "Less" hides it again).  The choice stays for the label's next texts: a
+    learner who opened the details keeps them when the numbers change.
 
     QLabel lays its selectable text out again for every ``heightForWidth`` question (it sets the
     text control's width), and that relayout repaints the label: each turn of a model switch's
     redraw asked the window's layout again, and the explanation of every panel in sight was
-    painted once per turn, 3 times per switch (issue 18: the soak's load_model stalls)."""
+    painted once per turn, 3 times per switch (the soak's load_model stalls)."""
 
     #: texts whose heights are kept: a language switch and back measured both texts again at every
-    #: width the layout asked about (~1 ms of rich-text layout each, ~15 per switch; issue 18)
+    #: width the layout asked about (~1 ms of rich-text layout each, ~15 per switch)
     KEPT_TEXTS = 4
 
     def __init__(self, parent=None):
         super().__init__(parent)
         #: (text, font, margins) -> {width: height}, the newest last
         self._heights: dict[tuple, dict[int, int]] = {}
+        self._source = ""  # the text as given, MORE and all
+        self.expanded = False
+        self.linkActivated.connect(self._on_link)
+
+    def setText(self, text: str) -> None:  # noqa: N802 -- Qt's name
+        self._source = text
+        shown = self._shown()
+        if shown != self.text():
+            super().setText(shown)
+
+    def source_text(self) -> str:
+        """The text as given (both parts); :meth:`text` is what is shown."""
+        return self._source
+
+    def has_more(self) -> bool:
+        return MORE in self._source
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        super().setText(self._shown())
+
+    def _on_link(self, href: str) -> None:
+        if href in ("#more", "#less"):
+            self.set_expanded(href == "#more")
+
+    def _shown(self) -> str:
+        first, marker, rest = self._source.partition(MORE)
+        if not marker:
+            return first
+        self.setTextInteractionFlags(self.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        if self.expanded:
+            return f'{first}{rest} <a href="#less">{tr("more.less")}</a>'
+        return f'{first} <a href="#more">{tr("more.more")}</a>'
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 -- Qt's name
         key = (self.text(), self.font().key(), self.contentsMargins().top(), self.contentsMargins().bottom(),
@@ -79,7 +122,7 @@ class ExplanationLabel(QLabel):
 def set_header_labels(table: QTableWidget, labels: Sequence[str], orientation=Qt.Orientation.Horizontal) -> None:
     """``table``'s column (or row) names, changed in place where they differ: new header items
     (``setHorizontalHeaderLabels``) sized every column to its contents again and repainted the whole
-    table on each language switch, same words or not (issue 18)."""
+    table on each language switch, same words or not."""
     horizontal = orientation == Qt.Orientation.Horizontal
     for index, text in enumerate(labels):
         item = table.horizontalHeaderItem(index) if horizontal else table.verticalHeaderItem(index)
@@ -91,7 +134,7 @@ def set_header_labels(table: QTableWidget, labels: Sequence[str], orientation=Qt
 
 def set_text(label, text: str) -> None:
     """``label``'s text, set only when it differs: a label given its own text again is laid out
-    and repainted all the same (a language switch re-words whole panels, issue 18)."""
+    and repainted all the same (a language switch re-words whole panels)."""
     if label.text() != text:
         label.setText(text)
 
@@ -130,7 +173,7 @@ class SteadyHeightLabel(QLabel):
 
     A label whose sentence follows a choice (the Mask panel's selected mode) grew and shrank by a
     line as the learner switched: each time the layout moved the plots under it and pyqtgraph laid
-    them out again (the soak's ``set_mask_mode`` stalls, issue 18).  :meth:`set_texts` shows one
+    them out again (the soak's ``set_mask_mode`` stalls).  :meth:`set_texts` shows one
     text and keeps, at the label's width, the room of the tallest text shown there so far and of
     ``alternatives``: going back to a shorter one lays nothing out.  A new width starts afresh.
 
@@ -257,7 +300,7 @@ class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
     size; the dock's scroll area lays its panel out at the height the panel's layout prefers for
     its width (its items' hints), so the panel came out a few pixels taller on every layout
     pass: the head grid grew 4 px a turn for seconds after start-up (551 → 755 px at 1366×768,
-    53 resizes, each a repaint of its maps while the window built the other panels, issue 19).
+    53 resizes, each a repaint of its maps while the window built the other panels).
     Here the hint is the minimum size, or taller: ``height_for_width(width)``, the height the
     view's contents want at the view's width (the head grid: square maps filling the width),
     which depends on the width only, so no pass feeds the next."""
@@ -288,21 +331,37 @@ class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
 
 
 class SteadySplitter(QSplitter):
-    """A ``QSplitter`` whose size hint counts its handles.
+    """A ``QSplitter`` whose size hint is the sizes it was given, handles counted.
 
     Qt's hint is the sum of its widgets' hints, handles left out, and a graphics view hints its
-    current size (its scene's rectangle): a panel in a dock's scroll area is laid out at the
-    height its layout prefers for its width, so a splitter of views was handed its views' heights
-    and its handle took its pixels from the first view at every relayout of the panel.  The
-    leakage panel's bars lost 4 px per language switch (602 → 578 px of panel in six switches),
-    down to their minimum.  With the handles counted, the current sizes are what it asks for."""
+    current size: a panel in a dock's scroll area is laid out at the height its layout prefers,
+    so whatever the splitter was handed once it kept asking for.  A label that was a line taller
+    for one relayout (a language switch words the panel in two turns) grew the bars for good, and
+    the missing handle took 4 px off them at every relayout.  The hint here is the sizes set by the
+    code or by the learner's drag, so the splitter gives back any room it was lent."""
+
+    def __init__(self, orientation, parent=None):
+        super().__init__(orientation, parent)
+        self._wanted: list[int] | None = None
+        self.splitterMoved.connect(self._remember_drag)
+
+    def setSizes(self, sizes) -> None:  # noqa: N802 -- Qt's name
+        super().setSizes(sizes)
+        self._wanted = [int(s) for s in sizes]
+
+    def _remember_drag(self, _pos: int, _index: int) -> None:
+        self._wanted = self.sizes()
 
     def sizeHint(self) -> QSize:  # noqa: N802 -- Qt's name
         hint = super().sizeHint()
-        handles = sum(self.handleWidth() for i in range(1, self.count()) if not self.widget(i).isHidden())
-        if self.orientation() == Qt.Orientation.Vertical:
-            return QSize(hint.width(), hint.height() + handles)
-        return QSize(hint.width() + handles, hint.height())
+        shown = [i for i in range(self.count()) if not self.widget(i).isHidden()]
+        handles = self.handleWidth() * max(len(shown) - 1, 0)
+        vertical = self.orientation() == Qt.Orientation.Vertical
+        along = hint.height() if vertical else hint.width()
+        if self._wanted is not None and len(self._wanted) == self.count():
+            along = sum(self._wanted[i] for i in shown)
+        along += handles
+        return QSize(hint.width(), along) if vertical else QSize(along, hint.height())
 
 
 class TextPool:
@@ -350,7 +409,7 @@ class CellLabels(pg.GraphicsObject):
 
     A :class:`TextPool` makes one ``pg.TextItem`` per label, ~2 ms each on first use: the
     mask grid's 16 × 16 cells made its first drawing a 250 ms stall (the idle build's
-    longest step, issue 19).  This item keeps the labels as data and paints them in one
+    longest step).  This item keeps the labels as data and paints them in one
     pass, centred on their data point at the screen's font size (unscaled by the view);
     a label wider or taller than its cell on screen is left out, so a map drawn small shows
     colours instead of overlapping text."""

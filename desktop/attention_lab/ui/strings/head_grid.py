@@ -9,12 +9,12 @@ register(
         "head_grid.explain": {
             "en": "<b>Multi-head: divide, don't multiply.</b> Layer {layer} splits its {d} dimensions into "
             "{heads} heads of {dk}; each head makes its own map. Row = <b>query</b> (destination: the token "
-            "that looks), column = <b>key</b> (source: the token looked at); every row sums to 1. "
+            "that looks), column = <b>key</b> (source: the token looked at); every row sums to 1.<!--more--> "
             "With the causal mask the future (hatched) gets −∞ before the softmax, so its weight is exactly 0. "
             "Click a head to enlarge it.",
             "pt_BR": "<b>Multi-head: dividir, não multiplicar.</b> A camada {layer} divide as suas {d} dimensões em "
             "{heads} cabeças de {dk}; cada cabeça faz o seu próprio mapa. Linha = <b>consulta</b> (destino: o token "
-            "que olha), coluna = <b>chave</b> (origem: o token olhado); cada linha soma 1. "
+            "que olha), coluna = <b>chave</b> (origem: o token olhado); cada linha soma 1.<!--more--> "
             "Com a máscara causal o futuro (hachurado) recebe −∞ antes do softmax, então o peso é exatamente 0. "
             "Clique numa cabeça para ampliá-la.",
         },
@@ -58,15 +58,15 @@ register(
         "head_grid.metric.mean_distance": {"en": "mean distance", "pt_BR": "distância média"},
         "head_grid.metric.entropy": {"en": "entropy", "pt_BR": "entropia"},
         "head_grid.metric.sink_mass": {"en": "sink mass (weight on token 0)", "pt_BR": "massa na vala (peso no token 0)"},
-        "head_grid.metric.previous_token": {"en": "previous-token score", "pt_BR": "pontuação de token anterior"},
-        "head_grid.metric.current_token": {"en": "current-token score", "pt_BR": "pontuação de token atual"},
+        "head_grid.metric.previous_token": {"en": "previous-token score", "pt_BR": "score de token anterior"},
+        "head_grid.metric.current_token": {"en": "current-token score", "pt_BR": "score de token atual"},
         "head_grid.overview_explain": {
-            "en": "Every head of every layer (causal), coloured by a head metric. Positional heads have a mean "
-            "distance ≈ 1; “sink” heads put almost everything on token 0 (low entropy, high sink mass). "
-            "Click a head to open it.",
+            "en": "Every head of every layer (causal), coloured by a head metric. Positional heads put most of "
+            "their weight on one token back; sink heads park most of theirs on token 0 (low entropy, high "
+            "sink mass). Click a head to open it.",
             "pt_BR": "Todas as cabeças de todas as camadas (causal), coloridas por uma métrica. Cabeças posicionais "
-            "têm distância média ≈ 1; cabeças “vala” põem quase tudo no token 0 (entropia baixa, massa na "
-            "vala alta). Clique numa cabeça para abri-la.",
+            "põem a maior parte do peso num só token para trás; cabeças de vala estacionam a maior parte do "
+            "seu no token 0 (entropia baixa, massa na vala alta). Clique numa cabeça para abri-la.",
         },
         "head_grid.overview_hover": {
             "en": "layer {layer} · head {head}: {metric} = {value} (role: {role})",

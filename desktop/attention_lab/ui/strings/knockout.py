@@ -8,14 +8,16 @@ register(
     {
         "knockout.title": {"en": "Head knockout", "pt_BR": "Desligar cabeças"},
         "knockout.explain": {
-            "en": "<b>Heads specialise, and W^O mixes them.</b> Click heads in the map (or Shift+click a head in the "
-            "head grid or the portrait) to knock them out before W^O: <b>zero</b> (the head outputs 0) or <b>mean</b> (its output "
-            "replaced by its mean over the text). The heatmaps now show the other heads as they are without it. "
-            "<b>Rank the heads</b> knocks each one out alone: which heads does this text need?",
-            "pt_BR": "<b>As cabeças se especializam, e W^O as mistura.</b> Clique em cabeças no mapa (ou Shift+clique "
-            "numa cabeça da grade de cabeças ou do retrato) para desligá-las antes de W^O: <b>zero</b> (a cabeça devolve 0) ou "
-            "<b>média</b> (sua saída trocada pela média no texto). Os mapas agora mostram as outras cabeças como "
-            "ficam sem ela. <b>Ordenar as cabeças</b> desliga cada uma sozinha: de quais cabeças este texto precisa?",
+            "en": "<b>Heads specialise, and W^O mixes them.</b> Click heads in the map to knock them out before "
+            "W^O: <b>zero</b> (the head outputs 0) or <b>mean</b> (its output replaced by its mean over the "
+            "text). <b>Rank the heads</b> knocks each one out alone: which heads does this text "
+            "need?<!--more--> Shift+click on a head in the head grid or the portrait does the same. The "
+            "heatmaps then show the other heads as they are without it.",
+            "pt_BR": "<b>As cabeças se especializam, e W^O as mistura.</b> Clique em cabeças no mapa para desligá-las "
+            "antes de W^O: <b>zero</b> (a cabeça devolve 0) ou <b>média</b> (sua saída trocada pela média no "
+            "texto). <b>Ordenar as cabeças</b> desliga cada uma sozinha: de quais cabeças este texto "
+            "precisa?<!--more--> Shift+clique numa cabeça da grade de cabeças ou do retrato faz o mesmo. Os "
+            "mapas então mostram as outras cabeças como ficam sem ela.",
         },
         "knockout.empty": {"en": "Type a text to knock heads out on it.", "pt_BR": "Digite um texto para desligar cabeças nele."},
         "knockout.mode": {"en": "Knockout", "pt_BR": "Desligar com"},
@@ -37,8 +39,8 @@ register(
         "knockout.col.after": {"en": "after", "pt_BR": "depois"},
         "knockout.col.p": {"en": "p", "pt_BR": "p"},
         "knockout.loss": {
-            "en": "Mean next-token loss of the text: {before} → {after} nats ({delta})",
-            "pt_BR": "Perda média do próximo token no texto: {before} → {after} nats ({delta})",
+            "en": "Mean next-token loss of the text: {before} → {after} ({delta})",
+            "pt_BR": "Perda média do próximo token no texto: {before} → {after} ({delta})",
         },
         "knockout.waiting": {"en": "Measuring…", "pt_BR": "Medindo…"},
         "knockout.unserved": {"en": "No one measures the knockout here.", "pt_BR": "Ninguém mede o desligamento aqui."},
@@ -48,8 +50,8 @@ register(
         "knockout.ranking": {"en": "Knocking out head {done} of {total}…", "pt_BR": "Desligando a cabeça {done} de {total}…"},
         "knockout.ranking_cancelled": {"en": "Ranking cancelled.", "pt_BR": "Ordenação cancelada."},
         "knockout.top": {
-            "en": "Heads this text needs most (loss without it − loss with it, baseline {baseline} nats): {heads}",
-            "pt_BR": "Cabeças de que o texto mais precisa (perda sem ela − perda com ela, base {baseline} nats): {heads}",
+            "en": "Heads this text needs most (loss without it − loss with it, baseline {baseline}): {heads}",
+            "pt_BR": "Cabeças de que o texto mais precisa (perda sem ela − perda com ela, base {baseline}): {heads}",
         },
         "knockout.one_token": {"en": "The loss needs at least 2 tokens.", "pt_BR": "A perda precisa de pelo menos 2 tokens."},
     }

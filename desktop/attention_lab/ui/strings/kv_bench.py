@@ -9,14 +9,20 @@ register(
         "kvbench.tab.bench": {"en": "Benchmark", "pt_BR": "Benchmark"},
         "kvbench.tab.stability": {"en": "Why the cache works", "pt_BR": "Por que o cache funciona"},
         "kvbench.explain": {
-            "en": "<b>Step 5: the KV cache.</b> Since a token never influences the ones before it, the K and V "
-            "vectors of earlier positions never change when a token is appended. So generation stores them and "
-            "computes only the new token: O(n) per token instead of O(n²). Press Run to generate {new} tokens "
-            "after your {n}-token text, with and without the cache, and compare.",
-            "pt_BR": "<b>Passo 5: o cache KV.</b> Como um token nunca influencia os anteriores, os vetores K e V "
-            "das posições anteriores nunca mudam quando um token é acrescentado. Então a geração os guarda e "
-            "calcula só o token novo: O(n) por token em vez de O(n²). Aperte Rodar para gerar {new} tokens depois "
-            "do seu texto de {n} tokens, com e sem o cache, e compare.",
+            "en": "<b>Step 5: the KV cache.</b> A token never influences the ones before it, so the K and V of "
+            "earlier positions never change when a token is appended: generation stores them and computes "
+            "only the new token. Press Run to generate {new} tokens after your {n}-token text, with and "
+            "without the cache.<!--more--> Attention's own part then costs O(n) per token instead of O(n²). "
+            "The plot times the whole step, where the matrix products over every position weigh most at these"
+            " lengths: without the cache the time per token grows linearly with the position, with it the "
+            "time stays flat. The fitted slopes are written under the plot.",
+            "pt_BR": "<b>Passo 5: o cache KV.</b> Um token nunca influencia os anteriores, então os vetores K e V das "
+            "posições anteriores nunca mudam quando um token é acrescentado: a geração os guarda e calcula só"
+            " o token novo. Aperte Rodar para gerar {new} tokens depois do seu texto de {n} tokens, com e sem"
+            " o cache.<!--more--> A parte da própria atenção passa a custar O(n) por token em vez de O(n²). O"
+            " gráfico mede o passo inteiro, em que os produtos de matrizes sobre todas as posições pesam mais"
+            " nesses comprimentos: sem o cache o tempo por token cresce linearmente com a posição, com ele o "
+            "tempo fica plano. As inclinações ajustadas estão escritas abaixo do gráfico.",
         },
         "kvbench.empty": {
             "en": "<b>Step 5: the KV cache.</b> Analyse a text first: it becomes the prompt.",
@@ -66,7 +72,10 @@ register(
             "en": "The text fills the model's context ({ctx} positions): shorten it to leave room for new tokens.",
             "pt_BR": "O texto ocupa todo o contexto do modelo ({ctx} posições): encurte-o para sobrar espaço para tokens novos.",
         },
-        "kvbench.no_worker": {"en": "No worker: nothing can run.", "pt_BR": "Sem worker: nada pode rodar."},
+        "kvbench.no_worker": {
+            "en": "Nothing can run: the background computation is not available.",
+            "pt_BR": "Nada pode rodar: o cálculo em segundo plano não está disponível.",
+        },
         "kvbench.results": {"en": "Results", "pt_BR": "Resultados"},
         "kvbench.total": {"en": "Total time", "pt_BR": "Tempo total"},
         "kvbench.rate": {"en": "Tokens per second", "pt_BR": "Tokens por segundo"},
@@ -105,18 +114,20 @@ register(
         },
         # ---- K/V stability
         "kvstab.explain": {
-            "en": "<b>Why the cache works, and why the same weights without the mask couldn't use it.</b> Append one token to your text, "
-            "recompute everything, and measure how much the keys and values of the <i>earlier</i> positions "
-            "changed (‖k′ − k‖ / ‖k‖ per layer and position, all heads). Under the causal mask: exactly 0, so "
-            "they can be stored. Without the mask, the new token reaches every position from layer 1 on. "
-            "Layer 0 is equal in both modes: its K and V are computed from the embeddings alone (token + "
-            "position), before any attention has mixed positions.",
-            "pt_BR": "<b>Por que o cache funciona, e por que os mesmos pesos sem a máscara não poderiam usá-lo.</b> Acrescente um token ao "
-            "seu texto, recalcule tudo e meça quanto as chaves e os valores das posições <i>anteriores</i> mudaram "
-            "(‖k′ − k‖ / ‖k‖ por camada e posição, todas as cabeças). Com a máscara causal: exatamente 0, então "
-            "podem ser guardados. Sem a máscara, o token novo alcança todas as posições a partir da camada 1. "
-            "A camada 0 é igual nos dois modos: o K e o V dela vêm só dos embeddings (token + posição), antes que "
-            "qualquer atenção misture posições.",
+            "en": "<b>Why the cache works, and why the same weights without the mask couldn't use it.</b> Append "
+            "one token to your text, recompute everything, and measure how much the keys and values of the "
+            "<i>earlier</i> positions changed. Under the causal mask: exactly 0, so they can be "
+            "stored.<!--more--> The change is ‖k′ − k‖ / ‖k‖ per layer and position, all heads. Without the "
+            "mask the new token reaches every position from the second layer on. The first layer (layer 0) is"
+            " equal in both modes: its K and V are computed from the embeddings alone (token + position), "
+            "before any attention has mixed positions.",
+            "pt_BR": "<b>Por que o cache funciona, e por que os mesmos pesos sem a máscara não poderiam usá-lo.</b> "
+            "Acrescente um token ao seu texto, recalcule tudo e meça quanto as chaves e os valores das "
+            "posições <i>anteriores</i> mudaram. Com a máscara causal: exatamente 0, então podem ser "
+            "guardados.<!--more--> A mudança é ‖k′ − k‖ / ‖k‖ por camada e posição, todas as cabeças. Sem a "
+            "máscara o token novo alcança todas as posições a partir da segunda camada. A primeira camada "
+            "(camada 0) é igual nos dois modos: o K e o V dela vêm só dos embeddings (token + posição), antes"
+            " que qualquer atenção misture posições.",
         },
         "kvstab.show": {"en": "Show", "pt_BR": "Mostrar"},
         "kvstab.keys": {"en": "keys (K)", "pt_BR": "chaves (K)"},
@@ -132,26 +143,26 @@ register(
             "“{reference}” (a segunda opção), ambos recalculados do zero.",
         },
         "kvstab.causal_zero": {
-            "en": "<b>Causal:</b> all {cells} K and V changes ({layers} layers × {n} positions) are exactly 0: "
-            "the cache stays valid.",
-            "pt_BR": "<b>Causal:</b> todas as {cells} mudanças de K e V ({layers} camadas × {n} posições) são "
-            "exatamente 0: o cache continua válido.",
+            "en": "<b>Causal:</b> all {cells} K and V changes are exactly 0: the cache stays valid. ({layers} "
+            "layers × {n} positions.)",
+            "pt_BR": "<b>Causal:</b> todas as {cells} mudanças de K e V são exatamente 0: o cache continua válido. "
+            "({layers} camadas × {n} posições.)",
         },
         "kvstab.causal_nonzero": {
             "en": "<b>Causal:</b> K and V changed by up to {max}: the cache would be stale!",
             "pt_BR": "<b>Causal:</b> K e V mudaram até {max}: o cache ficaria obsoleto!",
         },
         "kvstab.bidir": {
-            "en": "<b>Bidirectional:</b> K and V of layer 0 changed by {layer0}; of layers 1–{last} by up to {max}: "
-            "every representation would have to be recomputed.",
-            "pt_BR": "<b>Bidirecional:</b> K e V da camada 0 mudaram {layer0}; das camadas 1–{last}, até {max}: toda "
-            "representação teria de ser recalculada.",
+            "en": "<b>Bidirectional:</b> K and V of layers 1–{last} changed by up to {max}: every representation "
+            "would have to be recomputed. Layer 0 changed by {layer0}.",
+            "pt_BR": "<b>Bidirecional:</b> K e V das camadas 1–{last} mudaram até {max}: toda representação teria de "
+            "ser recalculada. A camada 0 mudou {layer0}.",
         },
         "kvstab.bidir_one_layer": {
-            "en": "<b>Bidirectional:</b> layer 0 changed by {layer0} (this model has a single layer: the leak shows "
-            "from layer 1 on).",
-            "pt_BR": "<b>Bidirecional:</b> a camada 0 mudou {layer0} (este modelo tem uma única camada: o vazamento "
-            "aparece a partir da camada 1).",
+            "en": "<b>Bidirectional:</b> layer 0 changed by {layer0}. This model has a single layer, whose K and V "
+            "see only the token and its position: no later layer is there to show the leak.",
+            "pt_BR": "<b>Bidirecional:</b> a camada 0 mudou {layer0}. Este modelo tem uma única camada, cujo K e V só "
+            "veem o token e a posição: não há camada seguinte para mostrar o vazamento.",
         },
         "kvstab.empty": {
             "en": "No text analysed yet: analyse one and this tab appends a token to it and shows, layer by layer, "

@@ -8,13 +8,13 @@ register(
         "leakage.title": {"en": "Leakage diff", "pt_BR": "Vazamento"},
         "leakage.explain": {
             "en": "<b>Proving causality instead of asserting it.</b> Change one token late in the sentence and "
-            "measure how much each position's representation moved (‖h′ − h‖ / ‖h‖). With the causal mask, "
-            "positions before the edit change by <b>exactly 0</b>: the future can't reach the past, so training "
+            "measure how much each position's representation moved. With the causal mask, positions before "
+            "the edit change by <b>exactly 0</b>.<!--more--> The change is ‖h′ − h‖ / ‖h‖. The future can't reach the past, so training "
             "on all positions at once doesn't leak the labels. Without the mask (bidirectional) the edit leaks "
             "everywhere.",
             "pt_BR": "<b>Demonstrar a causalidade em vez de afirmá-la.</b> Troque um token no fim da frase e meça "
-            "quanto a representação de cada posição mudou (‖h′ − h‖ / ‖h‖). Com a máscara causal, as posições "
-            "antes da edição mudam <b>exatamente 0</b>: o futuro não alcança o passado, então treinar todas as "
+            "quanto a representação de cada posição mudou. Com a máscara causal, as posições antes da edição "
+            "mudam <b>exatamente 0</b>.<!--more--> A mudança é ‖h′ − h‖ / ‖h‖. O futuro não alcança o passado, então treinar todas as "
             "posições de uma vez não vaza os rótulos. Sem a máscara (bidirecional) a edição vaza para todo lado.",
         },
         "leakage.position": {"en": "Edited position", "pt_BR": "Posição editada"},

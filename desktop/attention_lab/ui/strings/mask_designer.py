@@ -12,7 +12,7 @@ register(
             "leakage diff and the portrait follow it. The verdicts below are <b>computed</b> on this text: the reach "
             "after all layers, an edit of every token (does a later token move an earlier position?) and the K/V of "
             "earlier positions when a token is appended.",
-            "pt_BR": "<b>Além das duas máscaras do capítulo.</b> Escolha a máscara com que o modelo roda: os mapas, o "
+            "pt_BR": "<b>Além das duas máscaras da apostila.</b> Escolha a máscara com que o modelo roda: os mapas, o "
             "vazamento e o retrato a seguem. Os veredictos abaixo são <b>calculados</b> neste texto: o alcance após "
             "todas as camadas, a edição de cada token (um token posterior move uma posição anterior?) e o K/V das "
             "posições anteriores quando um token é acrescentado.",
@@ -53,23 +53,35 @@ register(
         "designer.empty": {"en": "Type a text to design a mask for it.", "pt_BR": "Digite um texto para desenhar uma máscara para ele."},
         "designer.unserved": {"en": "No one measures the verdicts here.", "pt_BR": "Ninguém mede os veredictos aqui."},
         "designer.failed": {"en": "The measurement failed: {reason}", "pt_BR": "A medição falhou: {reason}"},
+        "designer.loss": {"en": "Loss taken", "pt_BR": "Perda calculada"},
+        "designer.loss.every": {"en": "at every position", "pt_BR": "em todas as posições"},
+        "designer.loss.after-prefix": {"en": "only after the prefix", "pt_BR": "só depois do prefixo"},
         "designer.leaks.yes": {
-            "en": "<b>Does parallel training leak labels? Yes.</b> Position {query} can see token {later}, which comes "
-            "later.",
-            "pt_BR": "<b>O treino em paralelo vaza os rótulos? Sim.</b> A posição {query} vê o token {later}, que vem "
-            "depois.",
+            "en": "<b>Loss taken {where}: does parallel training leak labels? Yes.</b> {count} scored positions see a "
+            "later token ({positions}): {query} sees {later}, its own label or beyond.",
+            "pt_BR": "<b>Perda calculada {where}: o treino em paralelo vaza os rótulos? Sim.</b> {count} posições avaliadas "
+            "veem um token posterior ({positions}): {query} vê {later}, o próprio rótulo ou além.",
         },
         "designer.leaks.no": {
-            "en": "<b>Does parallel training leak labels? No.</b> No position can see a later token.",
-            "pt_BR": "<b>O treino em paralelo vaza os rótulos? Não.</b> Nenhuma posição vê um token posterior.",
+            "en": "<b>Loss taken {where}: does parallel training leak labels? No.</b> No position sees a later token.",
+            "pt_BR": "<b>Perda calculada {where}: o treino em paralelo vaza os rótulos? Não.</b> Nenhuma posição vê um token "
+            "posterior.",
+        },
+        "designer.leaks.no_after_prefix": {
+            "en": "<b>Loss taken {where}: does parallel training leak labels? No.</b> The loss starts at {start}, whose "
+            "label is the first token after the prefix: no scored position sees a later token. The prefix positions "
+            "before it see their own labels, which is why they are not scored.",
+            "pt_BR": "<b>Perda calculada {where}: o treino em paralelo vaza os rótulos? Não.</b> A perda começa em {start}, "
+            "cujo rótulo é o primeiro token depois do prefixo: nenhuma posição avaliada vê um token posterior. As "
+            "posições do prefixo antes dela veem os próprios rótulos, e por isso não são avaliadas.",
         },
         "designer.leaks.measured_yes": {
-            "en": " Measured: editing a later token moved an earlier position.",
-            "pt_BR": " Medido: editar um token posterior moveu uma posição anterior.",
+            "en": "Measured: editing a later token moved a scored earlier position.",
+            "pt_BR": "Medido: editar um token posterior moveu uma posição anterior avaliada.",
         },
         "designer.leaks.measured_no": {
-            "en": " Measured: editing a token moved no earlier position (exactly 0).",
-            "pt_BR": " Medido: editar um token não moveu nenhuma posição anterior (exatamente 0).",
+            "en": "Measured: editing a token moved no scored earlier position (exactly 0).",
+            "pt_BR": "Medido: editar um token não moveu nenhuma posição anterior avaliada (exatamente 0).",
         },
         "designer.kv.yes": {
             "en": "<b>Can it use a KV cache? Yes.</b> Appending a token left every earlier K and V unchanged "

@@ -11,18 +11,18 @@ register(
         "portrait.title": {"en": "Head portrait", "pt_BR": "Retrato das cabeças"},
         "portrait.explain": {
             "en": "<b>Step 4: portrait of the {heads} heads of layer {layer}.</b> Nobody assigns roles: they emerge "
-            "from training. For each head, the <i>mean distance</i> it looks back, the <i>entropy</i> of its "
-            "distribution (low: it focuses; high: it spreads its budget), its weight on token 0 and on the previous "
-            "token, and its induction score. The chapter's <i>positional</i> heads (distance ≈ 1) are focused heads "
-            "that look about one token back; <i>previous-token</i> is a stricter role, the weight on i−1 itself (a "
-            "head split between itself and two tokens back also averages 1). Click a head to open it in the head grid.",
+            "from training. Each row: how far back a head looks, how spread its weight is (entropy), and its roles. "
+            "Click a head to open it in the head grid.<!--more--> The chapter's <i>positional</i> heads look back a "
+            "fixed distance: most of their weight goes to one offset, such as the previous token (the chapter's "
+            "distance ≈ 1). A mean distance of 1 alone does not say that: a head split between itself and two "
+            "tokens back averages 1 too. <i>Sink</i> heads park most of their weight on token 0.",
             "pt_BR": "<b>Passo 4: retrato das {heads} cabeças da camada {layer}.</b> Ninguém atribui papéis: eles "
-            "emergem do treino. Para cada cabeça, a <i>distância média</i> para trás que ela olha, a <i>entropia</i> "
-            "da sua distribuição (baixa: foca; alta: espalha o orçamento), o peso no token 0 e no token anterior, e a "
-            "pontuação de indução. As cabeças <i>posicionais</i> do capítulo (distância ≈ 1) são cabeças focadas que "
-            "olham cerca de um token para trás; <i>token anterior</i> é um papel mais estrito, o peso no próprio i−1 "
-            "(uma cabeça dividida entre si mesma e o token de duas posições atrás também dá média 1). Clique numa "
-            "cabeça para abri-la na grade de cabeças.",
+            "emergem do treino. Cada linha: a que distância para trás a cabeça olha, o quanto o peso se espalha "
+            "(entropia) e os papéis dela. Clique numa cabeça para abri-la na grade de cabeças.<!--more--> As cabeças "
+            "<i>posicionais</i> da apostila olham uma distância fixa para trás: a maior parte do peso vai para uma "
+            "só posição relativa, como o token anterior (a distância ≈ 1 da apostila). Distância média 1 sozinha não "
+            "diz isso: uma cabeça dividida entre si mesma e o token de duas posições atrás também dá média 1. As "
+            "cabeças de <i>vala</i> estacionam a maior parte do peso no token 0.",
         },
         "portrait.knockout_hint": {
             "en": "Shift+click a head (or right-click its row) to knock it out, as in the head grid; ✕ marks it.",
@@ -30,12 +30,12 @@ register(
             "grade de cabeças; ✕ a marca.",
         },
         "portrait.knock_out": {
-            "en": "Knock out L{layer} H{head}",
-            "pt_BR": "Desligar C{layer} H{head}",
+            "en": "Knock out layer {layer}, head {head}",
+            "pt_BR": "Desligar camada {layer}, cabeça {head}",
         },
         "portrait.put_back": {
-            "en": "Put L{layer} H{head} back",
-            "pt_BR": "Religar C{layer} H{head}",
+            "en": "Put layer {layer}, head {head} back",
+            "pt_BR": "Religar camada {layer}, cabeça {head}",
         },
         "portrait.empty": {
             "en": "<b>Step 4: head portrait.</b> Analyse a text to see what each head does.",
@@ -58,18 +58,18 @@ register(
         "portrait.legend.none": {"en": "no role", "pt_BR": "sem papel"},
         "portrait.where.title": {
             "en": "Where the chapter's roles are",
-            "pt_BR": "Onde estão os papéis do capítulo",
+            "pt_BR": "Onde estão os papéis da apostila",
         },
         "portrait.where.pending": {"en": "{role}: measuring…", "pt_BR": "{role}: medindo…"},
-        "portrait.where.show": {"en": "Show L{layer} H{head}", "pt_BR": "Mostrar C{layer} H{head}"},
+        "portrait.where.show": {"en": "Show layer {layer}, head {head}", "pt_BR": "Mostrar camada {layer}, cabeça {head}"},
         "portrait.thresholds": {"en": "Role thresholds", "pt_BR": "Limiares dos papéis"},
         "portrait.reset": {"en": "Defaults", "pt_BR": "Padrões"},
         "portrait.scatter.x": {"en": "mean distance (tokens back)", "pt_BR": "distância média (tokens para trás)"},
-        "portrait.scatter.y": {"en": "entropy (nats)", "pt_BR": "entropia (nats)"},
+        "portrait.scatter.y": {"en": "entropy (0: one token)", "pt_BR": "entropia (0: um só token)"},
         "portrait.induction.pending": {"en": "computing…", "pt_BR": "calculando…"},
         "portrait.induction.failed": {
             "en": "Induction scores failed: {message}",
-            "pt_BR": "As pontuações de indução falharam: {message}",
+            "pt_BR": "Os scores de indução falharam: {message}",
         },
         "portrait.induction.note": {
             "en": "Induction: on a random sequence repeated twice, the weight a head puts on the token right "
@@ -77,10 +77,12 @@ register(
             "pt_BR": "Indução: numa sequência aleatória repetida duas vezes, o peso que a cabeça dá ao token logo "
             "depois da cópia anterior do token atual (calculado uma vez por modelo).",
         },
-        "portrait.threshold.positional_tolerance": {"en": "positional: |dist − 1| ≤", "pt_BR": "posicional: |dist − 1| ≤"},
-        "portrait.threshold.positional_entropy": {"en": "and entropy ≤ × even", "pt_BR": "e entropia ≤ × uniforme"},
+        "portrait.threshold.positional_share": {
+            "en": "positional: share on one offset back ≥",
+            "pt_BR": "posicional: fração numa distância para trás ≥",
+        },
         "portrait.threshold.previous_token": {"en": "previous-token: i−1 ≥", "pt_BR": "token anterior: i−1 ≥"},
         "portrait.threshold.sink": {"en": "sink: token 0 ≥", "pt_BR": "vala: token 0 ≥"},
-        "portrait.threshold.induction": {"en": "induction: score ≥", "pt_BR": "indução: pontuação ≥"},
+        "portrait.threshold.induction": {"en": "induction: score ≥", "pt_BR": "indução: score ≥"},
     }
 )

@@ -8,12 +8,12 @@ register(
         "shapes.title": {"en": "Shapes", "pt_BR": "Dimensões"},
         "shapes.explain": {
             "en": "<b>The dimensions, in practice.</b> What one attention block of <b>{model}</b> really produced "
-            "for your {n} tokens ({heads} heads of d<sub>k</sub> = {dk}). One matmul (c_attn) gives Q, K and V; "
+            "for your {n} tokens ({heads} heads of d<sub>k</sub> = {dk}).<!--more--> One matmul (c_attn) gives Q, K and V; "
             "a reshape splits the {d} dimensions into {heads} slices of {dk}; each head makes its own "
             "{n}×{n} map; concat regroups the slices and c_proj (W<sup>O</sup>) mixes them. "
             "The output has the same shape as the input.",
             "pt_BR": "<b>As dimensões, na prática.</b> O que um bloco de atenção de <b>{model}</b> produziu de fato "
-            "para os seus {n} tokens ({heads} cabeças de d<sub>k</sub> = {dk}). Um único matmul (c_attn) gera Q, K e V; "
+            "para os seus {n} tokens ({heads} cabeças de d<sub>k</sub> = {dk}).<!--more--> Uma matmul só (c_attn) gera Q, K e V; "
             "um reshape divide as {d} dimensões em {heads} fatias de {dk}; cada cabeça faz o seu próprio mapa "
             "{n}×{n}; o concat reagrupa as fatias e o c_proj (W<sup>O</sup>) as mistura. "
             "A saída tem a mesma forma da entrada.",
@@ -30,7 +30,7 @@ register(
         "shapes.step.attention": {"en": "attention", "pt_BR": "atenção"},
         "shapes.step.per head": {"en": "per head", "pt_BR": "por cabeça"},
         "shapes.step.block output": {"en": "block output", "pt_BR": "saída do bloco"},
-        "shapes.note.c_attn": {"en": "a single matmul: Q, K, V fused", "pt_BR": "um único matmul: Q, K, V juntos"},
+        "shapes.note.c_attn": {"en": "a single matmul: Q, K, V fused", "pt_BR": "uma matmul só: Q, K, V juntos"},
         "shapes.note.Q, K, V": {
             "en": "reshaped into heads: {heads} heads in parallel",
             "pt_BR": "reshape em cabeças: {heads} cabeças em paralelo",
@@ -47,7 +47,7 @@ register(
             "en": "output: same shape as the input",
             "pt_BR": "saída: mesma forma da entrada",
         },
-        "shapes.note.logits": {"en": "ln_f, then × wteᵀ: one score per vocabulary entry", "pt_BR": "ln_f, depois × wteᵀ: uma pontuação por item do vocabulário"},
+        "shapes.note.logits": {"en": "ln_f, then × wteᵀ: one score per vocabulary entry", "pt_BR": "ln_f, depois × wteᵀ: um score por item do vocabulário"},
         "shapes.cost.title": {
             "en": "Multi-head costs no more than one head",
             "pt_BR": "Multi-head não custa mais que uma cabeça",

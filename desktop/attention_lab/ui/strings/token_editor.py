@@ -74,10 +74,10 @@ register(
             "pt_BR": "Começar com <|endoftext|> (BOS)",
         },
         "token_editor.bos_tip": {
-            "en": "GPT-2 was trained on documents separated by <|endoftext|>; putting it first gives the "
-            "“sink” heads their usual target at position 0.",
+            "en": "GPT-2 was trained on documents separated by <|endoftext|>; putting it first gives the sink heads"
+            " their usual target at position 0.",
             "pt_BR": "O GPT-2 foi treinado com documentos separados por <|endoftext|>; colocá-lo no início dá às "
-            "cabeças “vala” o alvo de costume na posição 0.",
+            "cabeças de vala o alvo de costume na posição 0.",
         },
         "token_editor.chip_tip": {
             "en": "position {pos} · id {id} · “{text}”",

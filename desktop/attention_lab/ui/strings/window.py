@@ -7,6 +7,9 @@ from attention_lab.ui.i18n import register
 register(
     {
         "app.title": {"en": "Attention Lab", "pt_BR": "Attention Lab"},
+        # the disclosure under a panel's or the tour's first paragraph (ui/panels/panel_kit.MORE)
+        "more.more": {"en": "More…", "pt_BR": "Mais…"},
+        "more.less": {"en": "Less", "pt_BR": "Menos"},
         # the model alone: Qt appends the application's display name, "Attention Lab", to the title bar
         "app.title_model": {"en": "{model}", "pt_BR": "{model}"},
         "model.demo": {
@@ -37,7 +40,7 @@ register(
         "menu.focus_text": {"en": "Edit the text", "pt_BR": "Editar o texto"},
         "menu.language": {"en": "&Language", "pt_BR": "&Idioma"},
         "menu.help": {"en": "&Help", "pt_BR": "A&juda"},
-        "menu.key_ideas": {"en": "The chapter's &key ideas", "pt_BR": "As &ideias-chave do capítulo"},
+        "menu.key_ideas": {"en": "The chapter's &key ideas", "pt_BR": "As &ideias-chave da apostila"},
         "menu.about": {"en": "&About Attention Lab", "pt_BR": "&Sobre o Attention Lab"},
         "status.no_model": {"en": "no model", "pt_BR": "nenhum modelo"},
         "status.model": {"en": "{name} · {params} parameters · {size}", "pt_BR": "{name} · {params} parâmetros · {size}"},
@@ -106,13 +109,15 @@ register(
             "<li><b>No label leakage.</b> Training predicts every next token at once; without the mask a token "
             "could read its own answer. Change a late token: under the mask earlier positions change by exactly 0.</li>"
             "<li><b>The KV cache is the free gift.</b> Since the past never depends on the future, K and V of "
-            "earlier tokens never change: store them and compute only the new token, O(n) per step instead of O(n²).</li>"
+            "earlier tokens never change: store them and compute only the new token. Attention's own part drops from O(n²) "
+            "to O(n) per token; the KV cache panel measures the whole step: without the cache its time grows linearly "
+            "with the position, with it the time stays flat.</li>"
             "</ol>",
             "pt_BR": "<ol>"
             "<li><b>Uma cabeça é um orçamento fixo.</b> Cada linha da atenção soma 1, então uma única cabeça precisa "
             "fazer a média de relações qualitativamente diferentes (sujeito, objeto, tempo, concordância).</li>"
             "<li><b>Dividir, não multiplicar.</b> O GPT-2 small divide as suas 768 dimensões em 12 cabeças de 64: "
-            "multi-head não custa mais que uma cabeça. O c_attn gera Q, K, V num único matmul; um reshape separa as "
+            "multi-head não custa mais que uma cabeça. O c_attn gera Q, K, V numa matmul só; um reshape separa as "
             "cabeças; W<sup>O</sup> (c_proj) depois escreve a fatia de cada cabeça em todas as dimensões de saída do "
             "bloco — a divisão sozinha deixaria o resultado de cada cabeça na sua fatia.</li>"
             "<li><b>A máscara causal é a linha que define o GPT.</b> Antes do softmax, toda posição futura recebe "
@@ -124,7 +129,9 @@ register(
             "um token poderia ler a própria resposta. Troque um token no fim: com a máscara as posições anteriores "
             "mudam exatamente 0.</li>"
             "<li><b>O cache KV é o presente de graça.</b> Como o passado nunca depende do futuro, K e V dos tokens "
-            "anteriores nunca mudam: guarde-os e calcule só o token novo, O(n) por passo em vez de O(n²).</li>"
+            "anteriores nunca mudam: guarde-os e calcule só o token novo. A parte da própria atenção cai de O(n²) para O(n) "
+            "por token; o painel do cache KV mede o passo inteiro: sem o cache o tempo dele cresce linearmente com a "
+            "posição, com ele o tempo fica plano.</li>"
             "</ol>",
         },
     }
