@@ -69,7 +69,7 @@ WORKAROUNDS: tuple[Workaround, ...] = (
                     "None with a reference again (sys.getrefcount(None) stays put over many setText calls): "
                     "delete immortalize_none and its record.",
         measured_again="still needed: every QLabel.setText, QCheckBox.setChecked or PlotItem.setPos call takes "
-                       "one reference from None (1,000 calls: -1,000; a fresh process has ~16,500), and 20,000 "
+                       "one reference from None (1,000 calls: -1,000; a fresh process holds ~16,500), and 20,000 "
                        "setText calls without it abort the interpreter (none_dealloc)",
     ),
     Workaround(
@@ -84,8 +84,9 @@ WORKAROUNDS: tuple[Workaround, ...] = (
         remove_when="CPython's collector stops walking long-lived objects on a full collection (an "
                     "incremental or generational change that makes gc.collect() after the imports cheap): "
                     "delete freeze_imports and the last gc.freeze() in ui.launch.",
-        measured_again="off / on: the GUI thread's full collections a median 120 ms (longest 150) / 21 ms "
-                       "(longest 35); a switch's collection 121 / 37 ms",
+        measured_again="off / on (2 runs each): the GUI thread's full collections a median 120-124 ms (longest "
+                       "136-151) / 21 ms (longest 33-35); a window or model switch's collection 121-124 / 36-38 "
+                       "ms",
     ),
     Workaround(
         name="HEAP_TRIM",
@@ -98,22 +99,8 @@ WORKAROUNDS: tuple[Workaround, ...] = (
         install_name="install_heap_trim",
         remove_when="glibc (or the allocator the app ships with) returns freed middle-of-heap pages on its own: "
                     "a soak's resident size stays flat with ATTENTION_LAB_NO_HEAP_TRIM=1; delete the trims.",
-        measured_again="off / on: resident size a median 454 MB / 397-403 MB after the first 30 s, peak 514 / "
-                       "457-462 MB",
-    ),
-    Workaround(
-        name="TORCH_THREADS",
-        what="torch.set_num_threads(cores - 1) on the GUI thread and the worker's (unless OMP_NUM_THREADS is set)",
-        reason="torch's default of one compute thread per core competes with the GUI thread, so every paint waits.",
-        gain="2 busy cores: an edit's result 0.5-0.7 s instead of 5-11 s, the window's longest freeze 0.3-0.6 s "
-             "instead of 2 s, a 50-token KV benchmark 1.1 s instead of 17-51 s",
-        verified=(TORCH,),
-        where="attention_lab.ui.worker",
-        install_name="install_torch_threads",
-        remove_when="torch leaves a core to other threads by itself, or the app moves inference to a process "
-                    "of its own: delete install_torch_threads and leave_a_core_for_the_gui.",
-        measured_again="off / on: a 50-token KV benchmark 2.7 s [1.1-5.0] / 1.2 s [1.0-2.7]; its longest GUI "
-                       "stall 48 / 26 ms",
+        measured_again="off / on (2 runs each): resident size a median 442-454 / 397-403 MB after the first 30 "
+                       "s, peak 478-514 / 457-462 MB",
     ),
     Workaround(
         name="GIL_SWITCH",
@@ -126,8 +113,9 @@ WORKAROUNDS: tuple[Workaround, ...] = (
         install_name="install_gil_switch",
         remove_when="the worker leaves the GIL for long stretches only (no Python between torch ops), or a "
                     "free-threaded Python: delete install_gil_switch.",
-        measured_again="off / on: the KV benchmark's longest GUI stall 34 / 26 ms (medians of 6 runs, ranges "
-                       "25-77 / 20-82 ms): a small gain",
+        measured_again="unclear on a loaded machine, kept: off / on, the KV benchmark's longest GUI stall 35 "
+                       "[27-62] / 47 [32-63] ms pooled but 7 ms worse off in the median of 11 paired rounds (4 "
+                       "of 11 the other way); the benchmark 1.40 / 2.38 s (33 runs each)",
     ),
     Workaround(
         name="SCENE_PAINTS",
@@ -143,8 +131,9 @@ WORKAROUNDS: tuple[Workaround, ...] = (
         remove_when="Qt stops dispatching a scene's update requests synchronously (QGraphicsViewPrivate::"
                     "dispatchPendingUpdateRequests), or pyqtgraph makes scenes through a factory the app can "
                     "set: delete scene_paints.py and its two lines in main_window.py.",
-        measured_again="off / on: a language switch's longest stall 20.2 / 18.9 ms of GUI CPU; all steps "
-                       "9.8-11.4 / 9.3-10.2 ms a step: a small gain, kept",
+        measured_again="off / on (3 runs each): GUI CPU in each step's longest stall 9.8-11.4 / 9.2-10.2 ms a "
+                       "step, worse off in all 3 pairs; a language switch 19.8 / 18.9 ms, a resize 16.3 / 15.5 "
+                       "ms (medians): small, kept",
     ),
     Workaround(
         name="PAINT_HOLD",
@@ -158,8 +147,9 @@ WORKAROUNDS: tuple[Workaround, ...] = (
         install_name="install_paint_hold",
         remove_when="a resize with ATTENTION_LAB_NO_PAINT_HOLD=1 paints each plot once (tests/ui/test_paint_hold.py "
                     "counts the paints): delete paint_hold.py and the hold() calls in main_window.py.",
-        measured_again="off / on: a resize's longest stall 18.1 / 15.6 ms of GUI CPU (26 / 19 ms wall); a "
-                       "language switch 19.3 / 18.9 ms (no longer shows there: SCENE_PAINTS holds those paints)",
+        measured_again="off / on (3 runs each): a resize's longest stall 17.4 [10.6-23.1] / 15.5 [11.7-18.8] ms "
+                       "of GUI CPU, 25 / 20 ms wall; all steps 9.5-11.8 / 9.2-10.2 ms, worse off in all 3 pairs; "
+                       "a language switch's CPU alike (18.3 / 18.9 ms)",
     ),
     Workaround(
         name="AXIS_TICKS",
@@ -187,7 +177,8 @@ WORKAROUNDS: tuple[Workaround, ...] = (
         install_name="install_axis_label_reword",
         remove_when="AxisItem.setLabel keeps the drawing when only the text changes (pyqtgraph's generateDrawSpecs "
                     "not called after setLabel): delete _reword_axis_label.",
-        measured_again="off / on: a language switch's longest stall 20.4 / 18.9 ms of GUI CPU (63 / 32 ms wall)",
+        measured_again="off / on (3 runs each): a language switch's longest stall 20.4 [17.4-23.2] / 18.9 "
+                       "[16.5-21.5] ms of GUI CPU, higher off in all 3 pairs; 61 / 35 ms wall",
     ),
     Workaround(
         name="QUIET_LANGUAGE_CHANGE",
@@ -201,7 +192,8 @@ WORKAROUNDS: tuple[Workaround, ...] = (
         install_name="install_quiet_language_change",
         remove_when="a widget of the app needs Qt's LanguageChange (then translate through changeEvent "
                     "instead), or Qt sends it only to widgets that ask: delete _QuietQtBroadcast.",
-        measured_again="off / on: a language switch's longest stall 41.0 / 18.9 ms of GUI CPU (115 / 32 ms wall)",
+        measured_again="off / on (3 runs each): a language switch's longest stall 39.8 [36.6-43.5] / 18.9 "
+                       "[16.5-21.5] ms of GUI CPU, 110 / 35 ms wall",
     ),
 )
 
@@ -209,11 +201,20 @@ WORKAROUNDS: tuple[Workaround, ...] = (
 MEASURED_AGAIN = (
     "2026-12-04, 2 cores shared with other jobs (load average 5-9), on and off interleaved, medians "
     "[interquartile range] over the runs. Commands: `python -m attention_lab.devtools.perf_probe --phases "
-    "edit,kvbench --reps 3 --trace-ms 0` (5 runs each); `python -m attention_lab.devtools.soak --minutes 2 "
+    "edit,kvbench --reps 3 --trace-ms 0` (11 rounds, the order rotated); `python -m attention_lab.devtools.soak --minutes 2 "
     "--seed N --actions set_language,resize,reset_layout,step_layer,set_head,paste_text,open_tab --log L` "
     "(seeds 1-3; the GUI thread's CPU in each step's longest stall, from the log); `python -m "
     "attention_lab.devtools.gc_timing --minutes 2 --seed N` (seeds 1-2, all actions). IMMORTAL_SINGLETONS: "
     "sys.getrefcount(None) around 1,000 QLabel.setText calls without it."
+)
+
+#: what was tried and removed because measuring it again showed no gain (kept so nobody adds it back unmeasured)
+DROPPED = (
+    ("TORCH_THREADS", "torch.set_num_threads(cores - 1) on the GUI thread and the worker's",
+     "measured on torch 2.13.0 (perf probe, 11 interleaved rounds of 3, 2 cores at load 6-8): without it a "
+     "50-token KV benchmark took 1.55 s [0.82-1.94] and its longest GUI stall 29 ms [22-52]; with it 2.38 s "
+     "[1.64-2.83] and 47 ms [32-63]; edits alike (0.29 / 0.27 s, 29 / 31 ms). The 5-11 s edits and 17-51 s "
+     "benchmarks it was added for did not come back. Removed; OMP_NUM_THREADS still sets torch's threads."),
 )
 
 _warned: set[str] = set()  # the workarounds whose version warning was logged (once per process)
@@ -298,6 +299,8 @@ def markdown() -> str:
         cells = [f"`{w.name}`<br>(`{w.where}.{w.install_name}`)", w.what, w.reason, w.gain, w.measured_again, versions,
                  w.remove_when]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    lines += ["", "## Dropped", "", "Measured again and removed: the gain no longer showed.", ""]
+    lines += [f"- `{name}` ({what}): {why}" for name, what, why in DROPPED]
     return "\n".join(lines) + "\n"
 
 

@@ -27,7 +27,6 @@ main window's ``closeEvent``.
 from __future__ import annotations
 
 import itertools
-import os
 import sys
 import threading
 import traceback
@@ -38,36 +37,6 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from attention_lab.core.heap import KEPT_HEAP, trimming
 from attention_lab.core.job_protocol import Cancelled
-
-_torch_threads_installed = False  # TORCH_THREADS: set by the runtime at start-up
-
-
-def install_torch_threads() -> None:
-    """Leave a core for the GUI on the calling thread (the GUI thread, at start-up) and on every worker
-    thread from now on; called by :func:`attention_lab.ui.runtime.install_all` (TORCH_THREADS)."""
-    global _torch_threads_installed
-    _torch_threads_installed = True
-    _leave_a_core_for_the_gui()
-
-
-def _leave_a_core_for_the_gui() -> None:
-    """Let torch use every core but one (called on each thread that runs torch: the worker, the GUI),
-    once the runtime installed TORCH_THREADS.
-
-    torch's default is one compute thread per core; those threads then compete with the GUI
-    thread and every paint waits.  Measured on 2 cores with another process busy
-    (``attention-lab bench``'s GUI rows, demo model): with 2 threads an edit's result took
-    5–11 s and the window froze up to 2 s, a 50-token KV benchmark took 17–51 s; with 1
-    thread, 0.5–0.7 s, 0.3–0.6 s and 1.1 s.  OpenMP's thread count belongs to the calling
-    thread, hence one call per thread.  ``OMP_NUM_THREADS``, when the user sets it, wins.
-    """
-    cores = os.cpu_count() or 1
-    if not _torch_threads_installed or os.environ.get("OMP_NUM_THREADS") or cores < 2:
-        return
-    import torch
-
-    torch.set_num_threads(max(1, min(torch.get_num_threads(), cores - 1)))
-
 
 #: the longest the worker keeps the GIL once the GUI thread asks for it (seconds; Python's default: 5 ms)
 GIL_SWITCH_S = 0.001
@@ -307,7 +276,6 @@ class InferenceWorker(QObject):
             pass
 
     def _loop(self) -> None:
-        _leave_a_core_for_the_gui()
         while True:
             with self._lock:
                 while not self._pending and not self._closed:
