@@ -203,8 +203,8 @@ MEASURED_AGAIN = (
     "[interquartile range] over the runs. Commands: `python -m attention_lab.devtools.perf_probe --phases "
     "edit,kvbench --reps 3 --trace-ms 0` (11 rounds, the order rotated); `python -m attention_lab.devtools.soak --minutes 2 "
     "--seed N --actions set_language,resize,reset_layout,step_layer,set_head,paste_text,open_tab --log L` "
-    "(seeds 1-3; the GUI thread's CPU in each step's longest stall, from the log); `python -m "
-    "attention_lab.devtools.gc_timing --minutes 2 --seed N` (seeds 1-2, all actions). IMMORTAL_SINGLETONS: "
+    "(seeds 1-3; the GUI thread's CPU in each step's longest stall, from the log); "
+    "`python -m attention_lab.devtools.gc_timing --minutes 2 --seed N` (seeds 1-2, all actions). IMMORTAL_SINGLETONS: "
     "sys.getrefcount(None) around 1,000 QLabel.setText calls without it."
 )
 
