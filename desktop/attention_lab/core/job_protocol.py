@@ -27,6 +27,7 @@ Progress = Callable[[Any], None]
 ANALYSIS, MODEL, DOWNLOAD = "analysis", "model", "download"
 MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induction", "kvbench", "kv-stability", "tour-fact"
 MASK_REPORT, KNOCKOUT, RANK_HEADS = "mask-report", "knockout", "rank-heads"
+GENERATION = "generation"
 EXPORT_FILE = "export-file"  # one kind per file (``file_export_kind``): a second export never drops the first
 
 

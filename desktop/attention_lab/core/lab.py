@@ -17,6 +17,7 @@ import torch
 from . import analysis, kvbench, roles
 from .kvbench import run_kv_benchmark
 from .lens import GPT2Config
+from .lab_generation import check_steps, generation_section, render_generation
 from .lab_masks_knockout import ablation_section, mask_section, parse_lab_options, render_sections
 from .pipeline import AnalysisRequest, compute_analysis
 
@@ -112,6 +113,7 @@ def run_lab(
     mask: str = "causal",
     ablate: str | None = None,
     ablation_mode: str = "zero",
+    steps: int | None = None,
 ) -> dict:
     """Run the five steps on ``model`` (a ``LoadedModel``) and return the JSON-ready dict.
 
@@ -120,6 +122,7 @@ def run_lab(
     ``kv_model``: the model step 5 times (:data:`kvbench.KV_MODELS`: the loaded one, or GPT-2
     small's shapes with random weights); ``rules``: the head roles' thresholds.
     ``mask`` / ``ablate`` / ``ablation_mode``: see :mod:`attention_lab.core.lab_masks_knockout`.
+    ``steps``: generate that many tokens one at a time (:mod:`attention_lab.core.lab_generation`).
     """
     lens, tok = model.lens, model.tokenizer
     cfg = lens.config
@@ -154,6 +157,11 @@ def run_lab(
         options = parse_lab_options(model, mask, ablate, ablation_mode)
     except ValueError as exc:
         raise LabInputError(str(exc)) from None
+    if steps is not None:
+        try:
+            steps = check_steps(steps, n, cfg.n_positions)
+        except ValueError as exc:
+            raise LabInputError(str(exc)) from None
     replacement_id = None if replacement is None else resolve_replacement(model, replacement, ids[position])
 
     say("steps 1-4: the app's analysis (attention maps with and without the mask, leakage, head portraits)")
@@ -293,6 +301,9 @@ def run_lab(
         "shapes": shapes,
     }
     result.update(designer)  # mask_spec, mask, reach, verdicts, …, ablation
+    if steps is not None:
+        say(f"generation: {steps} tokens one at a time, with the mask and without it")
+        result.update(generation_section(lens, tok, ids, steps, layer, head))  # generation, steps, stale_cache, inside_head
     return result
 
 
@@ -461,6 +472,8 @@ def render_text(result: dict) -> str:
                "floating-point rounding from matrices of different shapes, not information."))
 
     out.extend(render_sections(result, shown))
+    if "steps" in result:
+        out.extend(render_generation(result, _table))
 
     out.append("\nShapes (layer 0; every layer has the same)")
     out.append(_table(["tensor", "shape", ""], [[s["name"], str(tuple(s["shape"])), s["note"]] for s in result["shapes"]], "lrl"))
