@@ -93,6 +93,12 @@ def throttled(progress: Progress | None, interval: float = 0.1) -> Callable[[int
     return report
 
 
+def generation_key(state: Any, settings: Any, steps: int, layer: int, head: int) -> tuple:
+    """The key of a generation view: the text (:func:`text_key`), the settings (a frozen
+    core.generation.GenerationSettings), the number of steps and the head it is seen through."""
+    return text_key(state) + (settings, int(steps), int(layer), int(head))
+
+
 # ---------------------------------------------------------------------------- keys of the mask designer's results
 def mask_key(spec: Any) -> tuple:
     """What a result computed under ``spec`` (a core.masks.MaskSpec) depends on: its
