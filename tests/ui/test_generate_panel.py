@@ -156,7 +156,7 @@ def test_picking_another_head_keeps_the_steps(panel, state, qtbot):
     qtbot.waitUntil(lambda: steps_shown(panel) == 2 and panel.view().head == 7, timeout=LONG)
     view = panel.view()
     assert [s.token_id for s in view.steps] == tokens and (view.layer, view.inside.layer, view.inside.head) == (1, 1, 7)
-    assert panel.map_box.title() == "Layer 1, head 7: the attention so far"
+    assert panel.map_box.title() == "Layer 1, head 7"
 
 
 def test_portuguese(panel, state, qtbot):

@@ -93,6 +93,7 @@ class GeneratePanel(Panel):
         self.pace.setSingleStep(100)
         self.pace.setValue(PACE_MS[2])
         self.status = QLabel(self)
+        self.status.setWordWrap(True)
         self.layer_label, self.layer_box = QLabel(self), QSpinBox(self)
         self.head_label, self.head_box = QLabel(self), QSpinBox(self)
         for box in (self.layer_box, self.head_box):
@@ -107,19 +108,21 @@ class GeneratePanel(Panel):
         self.stale = QCheckBox(self)
         for signal in (self.sample.toggled, self.temperature.valueChanged, self.seed.valueChanged, self.stale.toggled):
             signal.connect(lambda _v: self._settings_changed())
-        buttons = QHBoxLayout()
-        for w in (self.next_button, self.play_button, self.pace_label, self.pace, self.back_button, self.reset_button):
-            buttons.addWidget(w)
-        buttons.addWidget(self.status, 1)
-        choices = QHBoxLayout()
-        for w in (self.layer_label, self.layer_box, self.head_label, self.head_box, self.sample,
-                  self.temperature_label, self.temperature, self.seed_label, self.seed):
-            choices.addWidget(w)
-        choices.addStretch(1)
+        # short rows: the panel shares the left column (a tab beside the KV benchmark) on a 1366-px screen
+        rows = [(self.next_button, self.back_button, self.reset_button, self.play_button),
+                (self.pace_label, self.pace, self.layer_label, self.layer_box, self.head_label, self.head_box),
+                (self.sample, self.temperature_label, self.temperature, self.seed_label, self.seed)]
+        controls = []
+        for widgets in rows:
+            row = QHBoxLayout()
+            for w in widgets:
+                row.addWidget(w)
+            row.addStretch(1)
+            controls.append(row)
 
         self.map_box = QGroupBox(self)
         self.map_plot = make_plot(self.map_box)
-        self.map_plot.setMinimumSize(260, 240)
+        self.map_plot.setMinimumSize(200, 220)
         self.map_image = setup_token_heatmap(self.map_plot)
         self.map_future = overlay_item()
         self.map_plot.addItem(self.map_future)
@@ -142,7 +145,7 @@ class GeneratePanel(Panel):
         self.top_box.layout().addWidget(self.chosen_label)
         self.cache_box = QGroupBox(self)
         self.cache_plot = make_plot(self.cache_box)
-        self.cache_plot.setMinimumSize(220, 90)
+        self.cache_plot.setMinimumSize(150, 90)
         self.cache_plot.setMaximumHeight(140)
         self.cache_image = setup_token_heatmap(self.cache_plot)
         self.cache_label = QLabel(self.cache_box)
@@ -184,9 +187,10 @@ class GeneratePanel(Panel):
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.explain)
-        layout.addLayout(buttons)
-        layout.addLayout(choices)
+        for row in controls:
+            layout.addLayout(row)
         layout.addWidget(self.stale)
+        layout.addWidget(self.status)
         layout.addLayout(body, 1)
         layout.addWidget(self.work_box)
         layout.addWidget(self.inside_box)

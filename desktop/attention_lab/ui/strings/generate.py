@@ -53,7 +53,7 @@ register(
         "generate.waiting": {"en": "Computing the step…", "pt_BR": "Calculando o passo…"},
         "generate.failed": {"en": "The step failed: {reason}", "pt_BR": "O passo falhou: {reason}"},
         "generate.full": {"en": "The context is full: no token fits.", "pt_BR": "O contexto está cheio: não cabe nenhum token."},
-        "generate.map": {"en": "Layer {layer}, head {head}: the attention so far", "pt_BR": "Camada {layer}, cabeça {head}: a atenção até aqui"},
+        "generate.map": {"en": "Layer {layer}, head {head}", "pt_BR": "Camada {layer}, cabeça {head}"},
         "generate.query": {"en": "query (destination) ↓", "pt_BR": "consulta (destino) ↓"},
         "generate.key": {"en": "key (source) →", "pt_BR": "chave (origem) →"},
         "generate.rows.before": {
