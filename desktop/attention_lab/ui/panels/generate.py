@@ -109,9 +109,9 @@ class GeneratePanel(Panel):
         for signal in (self.sample.toggled, self.temperature.valueChanged, self.seed.valueChanged, self.stale.toggled):
             signal.connect(lambda _v: self._settings_changed())
         # short rows: the panel shares the left column (a tab beside the KV benchmark) on a 1366-px screen
-        rows = [(self.next_button, self.back_button, self.reset_button, self.play_button),
-                (self.pace_label, self.pace, self.layer_label, self.layer_box, self.head_label, self.head_box),
-                (self.sample, self.temperature_label, self.temperature, self.seed_label, self.seed)]
+        rows = [(self.next_button, self.play_button), (self.back_button, self.reset_button), (self.pace_label, self.pace),
+                (self.layer_label, self.layer_box, self.head_label, self.head_box),
+                (self.sample, self.temperature_label, self.temperature), (self.seed_label, self.seed)]
         controls = []
         for widgets in rows:
             row = QHBoxLayout()
@@ -122,7 +122,8 @@ class GeneratePanel(Panel):
 
         self.map_box = QGroupBox(self)
         self.map_plot = make_plot(self.map_box)
-        self.map_plot.setMinimumSize(200, 220)
+        self.map_plot.setMinimumSize(200, 200)
+        self.map_plot.setMaximumHeight(240)
         self.map_image = setup_token_heatmap(self.map_plot)
         self.map_future = overlay_item()
         self.map_plot.addItem(self.map_future)
@@ -165,13 +166,20 @@ class GeneratePanel(Panel):
         work_layout = QVBoxLayout(self.work_box)
         for w in (self.work_table, self.work_note, self.diff_label, self.stale_label):
             work_layout.addWidget(w)
+        # the map beside the buttons that grow it, both in sight in a laptop's dock (under 400 px tall)
         side = QVBoxLayout()
-        for w in (self.text_label, self.top_box, self.cache_box):
-            side.addWidget(w)
+        for row in controls:
+            side.addLayout(row)
+        side.addWidget(self.stale)
+        side.addWidget(self.status)
+        side.addWidget(self.text_label)
         side.addStretch(1)
         body = QHBoxLayout()
         body.addWidget(self.map_box, 3)
         body.addLayout(side, 2)
+        readouts = QHBoxLayout()
+        readouts.addWidget(self.top_box, 2)
+        readouts.addWidget(self.cache_box, 3)
 
         self.inside_box = QGroupBox(self)
         self.inside_intro = QLabel(self.inside_box)
@@ -185,15 +193,15 @@ class GeneratePanel(Panel):
         for w in (self.inside_intro, self.inside_table, self.inside_check):
             inside_layout.addWidget(w)
 
+        self.explain_more = explanation_label(self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.explain)
-        for row in controls:
-            layout.addLayout(row)
-        layout.addWidget(self.stale)
-        layout.addWidget(self.status)
-        layout.addLayout(body, 1)
+        layout.addLayout(body)
+        layout.addLayout(readouts)
         layout.addWidget(self.work_box)
         layout.addWidget(self.inside_box)
+        layout.addWidget(self.explain_more)
+        layout.addStretch(1)
         self.retranslate()
 
     def _table(self, rows: int, columns: int, parent, stretch_last: bool = False) -> QTableWidget:
@@ -394,6 +402,7 @@ class GeneratePanel(Panel):
     # ------------------------------------------------------------------ drawing
     def _fill(self) -> None:
         self.explain.setText(tr("generate.explain") if self.state is not None else tr("generate.empty"))
+        self.explain_more.setText(tr("generate.explain_more") if self.state is not None else "")
         self._fill_status()
         view = self._view
         if view is None:
@@ -515,10 +524,12 @@ class GeneratePanel(Panel):
             set_cell_text(self.work_table, row, 3, f"{_count(all_total)} / {number_format.fixed(1e3 * all_seconds, 1)}")
         n = last.cache_positions
         pairs = n * (n + 1) // 2 if view.settings.causal else n * n
-        set_text(self.work_note, tr("generate.work.note", n=n, pairs=_count(pairs)))
-        set_text(self.diff_label, tr("generate.diff", logits=fmt_number(last.logits_max_diff),
-                                     probs=fmt_number(last.prob_max_diff)))
-        if view.settings.causal:
+        causal = view.settings.causal
+        set_text(self.work_note, tr("generate.work.note" if causal else "generate.work.note.stale", n=n,
+                                    pairs=_count(pairs)))
+        set_text(self.diff_label, tr("generate.diff" if causal else "generate.diff.stale",
+                                     logits=fmt_number(last.logits_max_diff), probs=fmt_number(last.prob_max_diff)))
+        if causal:
             set_text(self.stale_label, tr("generate.stale.off", drift=fmt_number(max(last.kv_drift))))
         else:
             drift = ", ".join(f"L{i} {fmt_number(x)}" for i, x in enumerate(last.kv_drift))

@@ -8,16 +8,20 @@ register(
     {
         "generate.title": {"en": "Generate", "pt_BR": "Gerar"},
         "generate.explain": {
-            "en": "<b>Watch the mask make the cache possible.</b> <b>Next token</b> appends the model's choice: the "
-            "new query (the last token) reads the keys of every position so far, and its row appears at the bottom "
-            "of the map. Under the causal mask the rows above never change, so their K and V can stay in the cache "
-            "and each step computes one row instead of the whole triangle. Each step is also recomputed from "
-            "scratch, and the two are compared.",
+            "en": "<b>Watch the mask make the cache possible.</b> <b>Next token</b> appends the model's choice; the new "
+            "query's row appears at the bottom of the map.",
             "pt_BR": "<b>Veja a máscara tornar o cache possível.</b> <b>Próximo token</b> acrescenta a escolha do "
-            "modelo: a nova consulta (o último token) lê as chaves de todas as posições até aqui, e a sua linha "
-            "aparece embaixo no mapa. Com a máscara causal as linhas de cima nunca mudam, então os seus K e V podem "
-            "ficar no cache KV e cada passo calcula uma linha em vez do triângulo inteiro. Cada passo também é "
-            "recalculado do zero, e os dois são comparados.",
+            "modelo; a linha da nova consulta aparece embaixo no mapa.",
+        },
+        "generate.explain_more": {
+            "en": "The new query (the last token) reads the keys of every position so far. Under the causal mask the "
+            "rows above never change, so their K and V can stay in the cache and each step computes one row instead "
+            "of the whole triangle. Each step is also recomputed from scratch, and the two are compared: every "
+            "number here is measured on the model.",
+            "pt_BR": "A nova consulta (o último token) lê as chaves de todas as posições até aqui. Com a máscara "
+            "causal as linhas de cima nunca mudam, então os seus K e V podem ficar no cache KV e cada passo calcula "
+            "uma linha em vez do triângulo inteiro. Cada passo também é recalculado do zero, e os dois são "
+            "comparados: cada número aqui é medido no modelo.",
         },
         "generate.empty": {"en": "Type a text to generate from it.", "pt_BR": "Digite um texto para gerar a partir dele."},
         "generate.unserved": {"en": "No one generates here.", "pt_BR": "Ninguém gera aqui."},
@@ -93,15 +97,15 @@ register(
         "generate.work": {"en": "The work of this step, both ways", "pt_BR": "O trabalho deste passo, dos dois jeitos"},
         "generate.work.row.cached": {"en": "with the cache: one row", "pt_BR": "com o cache: uma linha"},
         "generate.work.row.recompute": {"en": "recomputed: every row", "pt_BR": "recalculado: todas as linhas"},
-        "generate.work.col.attention": {"en": "attention (multiply-adds)", "pt_BR": "atenção (multiplicações-somas)"},
-        "generate.work.col.total": {"en": "all (multiply-adds)", "pt_BR": "tudo (multiplicações-somas)"},
+        "generate.work.col.attention": {"en": "attention", "pt_BR": "atenção"},
+        "generate.work.col.total": {"en": "all", "pt_BR": "tudo"},
         "generate.work.col.ms": {"en": "ms", "pt_BR": "ms"},
-        "generate.work.col.totals": {"en": "since Reset: all / ms", "pt_BR": "desde Recomeçar: tudo / ms"},
+        "generate.work.col.totals": {"en": "since Reset", "pt_BR": "desde Recomeçar"},
         "generate.work.note": {
-            "en": "Multiply-adds of the matrix products, counted from the model's sizes: with the cache the new query "
+            "en": "Multiply-adds of the matrix products (attention, and all of the step), counted from the model's sizes: with the cache the new query "
             "meets {n} keys; recomputed, every position's projections and MLP run again, with the triangle's "
             "{pairs} query-key pairs.",
-            "pt_BR": "Multiplicações-somas dos produtos de matrizes, contadas a partir dos tamanhos do modelo: com o "
+            "pt_BR": "Multiplicações-somas dos produtos de matrizes (da atenção, e de todo o passo), contadas a partir dos tamanhos do modelo: com o "
             "cache a nova consulta encontra {n} chaves; recalculando, as projeções e o MLP de cada posição rodam de "
             "novo, com os {pairs} pares consulta-chave do triângulo.",
         },
@@ -109,6 +113,18 @@ register(
             "en": "Cached vs recomputed: the logits differ by at most {logits} (rounding only); the probabilities by {probs}.",
             "pt_BR": "Com cache vs recalculado: os logits diferem no máximo {logits} (só arredondamento); as "
             "probabilidades, {probs}.",
+        },
+        "generate.diff.stale": {
+            "en": "Stale cache vs recomputed: the logits differ by up to {logits}; the probabilities by {probs}.",
+            "pt_BR": "Cache desatualizado vs recalculado: os logits diferem até {logits}; as probabilidades, {probs}.",
+        },
+        "generate.work.note.stale": {
+            "en": "Multiply-adds of the matrix products (attention, and all of the step), counted from the model's "
+            "sizes: with the cache the new query meets {n} keys; recomputed without the mask, every position's "
+            "projections and MLP run again, with all {pairs} query-key pairs of the square.",
+            "pt_BR": "Multiplicações-somas dos produtos de matrizes (da atenção, e de todo o passo), contadas a partir "
+            "dos tamanhos do modelo: com o cache a nova consulta encontra {n} chaves; recalculando sem a máscara, as "
+            "projeções e o MLP de cada posição rodam de novo, com todos os {pairs} pares consulta-chave do quadrado.",
         },
         "generate.stale.title": {"en": "What goes wrong: the stale cache", "pt_BR": "O que dá errado: o cache desatualizado"},
         "generate.stale.drift": {
