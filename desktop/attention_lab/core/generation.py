@@ -359,7 +359,7 @@ class Generation:
             cache_positions=cached.cache.length,
             cache_bytes=cache_size_bytes(lens, cached.cache.length, BYTES_PER_VALUE),
             attention_rows=torch.stack([a[0, :, 0, :] for a in cached.attentions]).clone(),  # type: ignore[index]
-            earlier_rows_change=self._earlier_rows_change(ids),
+            earlier_rows_change=self._earlier_rows_change(ids, full.attentions),  # type: ignore[arg-type]
             logits_max_diff=float((logits - logits_full).abs().max()),
             prob_max_diff=float((probs_model - probs_full).abs().max()),
             top1_agrees=int(torch.argmax(logits)) == int(torch.argmax(logits_full)),
@@ -375,25 +375,26 @@ class Generation:
         self.steps.append(record)
         return record
 
-    def _earlier_rows_change(self, ids: list[int]) -> tuple[float, ...]:
+    def _earlier_rows_change(self, ids: list[int], now: list[Tensor]) -> tuple[float, ...]:
         """Per layer, the largest change of rows 0 … n − 2 between the previous step and this one.
 
-        Both are recomputed in one batch at this step's width: the previous step as it was, its
-        sequence padded with a stand-in token that the mask hides from every other row.  The same
-        shapes mean the same float rounding, so what differs is what the new token changed."""
+        ``now``: this step's recomputed maps (``[1, H, n, n]`` per layer).  The previous step is
+        recomputed at the same width: its sequence padded with a stand-in token that the mask hides
+        from every other row.  The same shapes mean the same float rounding, so what differs is what
+        the new token changed (a different width can change the rounding by ~1e-7: not information)."""
         n = len(ids)
         if n < 2:
             return tuple(0.0 for _ in range(self.config.n_layer))
         stand_in = 0 if ids[-1] != 0 else 1
-        now = torch.ones(n, n, dtype=torch.bool)
+        before = torch.ones(n, n, dtype=torch.bool)
         if self.settings.causal:
-            now = now.tril()
-        before = now.clone()
+            before = before.tril()
         before[:, n - 1] = False
         before[n - 1, n - 1] = True  # the stand-in sees itself (a row needs one key); no one else sees it
-        out = self.lens.forward([ids, ids[:-1] + [stand_in]], allowed=torch.stack([now, before]),
-                                keep_attentions=True, keep_hidden=False, compute_logits=False)
-        return tuple(float((a[0, :, : n - 1] - a[1, :, : n - 1]).abs().max()) for a in out.attentions)  # type: ignore[index]
+        out = self.lens.forward(ids[:-1] + [stand_in], allowed=before, keep_attentions=True, keep_hidden=False,
+                                compute_logits=False)
+        return tuple(float((a[0, :, : n - 1] - b[0, :, : n - 1]).abs().max())  # type: ignore[index]
+                     for a, b in zip(now, out.attentions))
 
     # ------------------------------------------------------------------ views
     @torch.inference_mode()

@@ -301,7 +301,9 @@ class GeneratePanel(Panel):
             return
         if key == self._pending_key:
             return
-        self._pending_key, self._message = key, tr("generate.waiting")
+        # the first view says it is on its way; later ones keep the status as it is until they come (a
+        # status of another height laid the panel out again, repainting its plots while the worker ran)
+        self._pending_key, self._message = key, tr("generate.waiting") if self._view is None else ""
         self.generation_wanted.emit(state, settings, self._count, layer, head)
         self._fill_status()
 
