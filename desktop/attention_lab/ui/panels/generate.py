@@ -250,6 +250,12 @@ class GeneratePanel(Panel):
         self._request()
         return True
 
+    def step_to(self, count: int) -> None:
+        """Generate ``count`` tokens from the text (the tour's step 5 shows three before the benchmark)."""
+        self._stop_play()
+        self._count = max(0, int(count))
+        self._request()
+
     def back(self) -> None:
         self._stop_play()
         if self._count > 0:

@@ -182,12 +182,14 @@ register(
         "tour.step.kvcache.body": {
             "en": "Under the mask a token never influences the ones before it, so the K and V of earlier positions "
             "never change when a token is appended: generation stores them and computes only the new token, O(n) per "
-            "token instead of O(n²). The same weights without the mask could not. Press “Run the benchmark” to generate "
-            "{new} tokens with and without the cache.",
+            "token instead of O(n²). The same weights without the mask could not. The Generate tab just made three "
+            "tokens that way: each step one new row against the cached keys, the rows above unchanged. Press “Run the "
+            "benchmark” to time that row against the whole triangle: {new} tokens with and without the cache.",
             "pt_BR": "Com a máscara um token nunca influencia os anteriores, então K e V das posições anteriores nunca "
             "mudam quando um token é acrescentado: a geração os guarda e calcula só o token novo, O(n) por token em "
-            "vez de O(n²). Os mesmos pesos sem a máscara não poderiam. Aperte “Rodar o benchmark” para gerar {new} tokens com "
-            "e sem o cache.",
+            "vez de O(n²). Os mesmos pesos sem a máscara não poderiam. A aba Gerar acabou de fazer três tokens assim: "
+            "a cada passo uma linha nova contra as chaves em cache, as linhas de cima sem mudar. Aperte “Rodar o "
+            "benchmark” para cronometrar essa linha contra o triângulo inteiro: {new} tokens com e sem o cache.",
         },
         # ---- the measured facts (numbers come from compute_fact, in bold)
         "tour.fact.too_short": {
