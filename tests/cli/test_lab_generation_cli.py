@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
 import torch
+from test_lab_masks_knockout_cli import run_main  # app.main in this process, stdout and stderr captured
 
 from attention_lab import app
 
@@ -18,13 +17,6 @@ STALE_KEYS = {"kv_drift_per_step", "top1_agreement", "max_prob_diff"}
 INSIDE_KEYS = {"q", "keys", "scores", "scaled", "weights", "values", "head_output", "concat", "projected",
                "max_error_vs_layer"}
 FAST = ("--new-tokens", "2")  # step 5's benchmark is not what these tests are about
-
-
-def run_main(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = app.main(argv)
-    return rc, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,11 @@ computed on the worker and drawn; then the panel's "Inside this head" box, grabb
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from attention_lab.devtools.tour_screenshot import TIMEOUT_S, _wait
+from attention_lab.devtools.tour_screenshot import TIMEOUT_S, _wait, open_window
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,31 +28,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--size", default="1366x768")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    width, height = (int(v) for v in args.size.lower().split("x"))
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-
+    app, window, tmp, errors = open_window(args.model, args.lang, args.size, "attention-lab-generate-")
     from attention_lab.ui import launch
 
-    launch._configure_plots()
-    app = QApplication.instance() or QApplication([sys.argv[0]])
-    from attention_lab.ui.main_window import MainWindow
-
-    tmp = tempfile.TemporaryDirectory(prefix="attention-lab-generate-")
-    settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
-    settings.setValue("tour/offered", True)
-    settings.setValue("first_run/gpt2_offer_answered", True)
-    window = None
     code = 1
     try:
-        window = MainWindow(settings=settings, model_spec=args.model, language=args.lang)
-        window.resize(width, height)
-        window.show()
-        ok, errors = launch._wait_for_first_result(window, TIMEOUT_S)
-        if not ok:
+        if errors:
             print("generate screenshot: no analysis: " + "; ".join(errors), file=sys.stderr)
             return 1
         window.docks["panel.generate"].raise_()
