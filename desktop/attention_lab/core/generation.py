@@ -245,7 +245,10 @@ class Generation:
         self._generated: list[int] = []
         self._prefill = self._run_prefill()
         self._cache: KVCache | None = self._prefill
-        self._attentions: list[Tensor] | None = None  # the last recompute's maps, [1, H, m, m] per layer
+        self._maps: dict[int, Tensor] = {}  # layer -> [H, m, m] over the positions that have been queries so far
+        #: the layer whose map each step keeps as it is recomputed (a view's; the others are made when asked:
+        #: every layer's maps of GPT-2 small at 1024 tokens would hold 600 MB)
+        self.shown_layer: int | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -281,7 +284,7 @@ class Generation:
         self.steps.clear()
         self._generated.clear()
         self._cache = self._prefill
-        self._attentions = None
+        self._maps = {}
 
     def back(self) -> StepRecord | None:
         """Undo the last step (its token and its cache column); None when there is none."""
@@ -290,7 +293,7 @@ class Generation:
         record = self.steps.pop()
         self._generated.pop()
         self._cache = _truncated(self._cache, record.cache_positions - 1)
-        self._attentions = None
+        self._maps = {}
         return record
 
     def advance_to(self, count: int, cancel: Cancel = None, on_step=None) -> None:
@@ -326,9 +329,9 @@ class Generation:
         cached = lens.forward([ids[-1]], causal=causal, past=self._cache, use_cache=True, keep_attentions=True,
                               keep_hidden=False, logits_positions=slice(-1, None))
         seconds_cached = time.perf_counter() - start
-        # without it: every position again (every layer's map kept too, so both ways do the same bookkeeping)
+        # without it: every position again
         start = time.perf_counter()
-        full = lens.forward(ids, causal=causal, keep_attentions=True, keep_hidden=False, keep_kv=True,
+        full = lens.forward(ids, causal=causal, keep_attentions=False, keep_hidden=False, keep_kv=True,
                             logits_positions=slice(-1, None))
         seconds_recompute = time.perf_counter() - start
         assert cached.logits is not None and full.logits is not None and cached.cache is not None
@@ -359,7 +362,7 @@ class Generation:
             cache_positions=cached.cache.length,
             cache_bytes=cache_size_bytes(lens, cached.cache.length, BYTES_PER_VALUE),
             attention_rows=torch.stack([a[0, :, 0, :] for a in cached.attentions]).clone(),  # type: ignore[index]
-            earlier_rows_change=self._earlier_rows_change(ids, full.attentions),  # type: ignore[arg-type]
+            earlier_rows_change=self._earlier_rows_change(ids),
             logits_max_diff=float((logits - logits_full).abs().max()),
             prob_max_diff=float((probs_model - probs_full).abs().max()),
             top1_agrees=int(torch.argmax(logits)) == int(torch.argmax(logits_full)),
@@ -370,45 +373,53 @@ class Generation:
         )
         assert record.cache_bytes == cached.cache.n_bytes  # the formula is what the cache really holds
         self._cache = cached.cache
-        self._attentions = full.attentions  # type: ignore[assignment]
         self._generated.append(token)
         self.steps.append(record)
         return record
 
-    def _earlier_rows_change(self, ids: list[int], now: list[Tensor]) -> tuple[float, ...]:
+    def _earlier_rows_change(self, ids: list[int]) -> tuple[float, ...]:
         """Per layer, the largest change of rows 0 … n − 2 between the previous step and this one.
 
-        ``now``: this step's recomputed maps (``[1, H, n, n]`` per layer).  The previous step is
-        recomputed at the same width: its sequence padded with a stand-in token that the mask hides
-        from every other row.  The same shapes mean the same float rounding, so what differs is what
-        the new token changed (a different width can change the rounding by ~1e-7: not information)."""
+        Both are recomputed in one batch at this step's width: this step's sequence, and the previous
+        step's padded with a stand-in token that the mask hides from every other row.  The same shapes
+        mean the same float rounding, so what differs is what the new token changed (a different width
+        can change the rounding by ~1e-7: not information).  Each layer's maps are compared as they are
+        made and dropped; only the shown layer's map of this step is kept."""
         n = len(ids)
+        self._maps = {}
         if n < 2:
             return tuple(0.0 for _ in range(self.config.n_layer))
         stand_in = 0 if ids[-1] != 0 else 1
-        before = torch.ones(n, n, dtype=torch.bool)
+        now = torch.ones(n, n, dtype=torch.bool)
         if self.settings.causal:
-            before = before.tril()
+            now = now.tril()
+        before = now.clone()
         before[:, n - 1] = False
         before[n - 1, n - 1] = True  # the stand-in sees itself (a row needs one key); no one else sees it
-        out = self.lens.forward(ids[:-1] + [stand_in], allowed=before, keep_attentions=True, keep_hidden=False,
-                                compute_logits=False)
-        return tuple(float((a[0, :, : n - 1] - b[0, :, : n - 1]).abs().max())  # type: ignore[index]
-                     for a, b in zip(now, out.attentions))
+        changes = [0.0] * self.config.n_layer
+
+        def compare(layer: int, attention: Tensor) -> None:  # [2, H, n, n]: now, before
+            changes[layer] = float((attention[0, :, : n - 1] - attention[1, :, : n - 1]).abs().max())
+            if layer == self.shown_layer:
+                self._maps[layer] = attention[0].clone()
+
+        self.lens.forward([ids, ids[:-1] + [stand_in]], allowed=torch.stack([now, before]), keep_attentions=False,
+                          keep_hidden=False, compute_logits=False, attention_hook=compare)
+        return tuple(changes)
 
     # ------------------------------------------------------------------ views
     @torch.inference_mode()
     def attention_map(self, layer: int) -> Tensor:
         """Layer ``layer``'s attention ``[H, m, m]`` over the m positions that have been queries so far."""
         self._check_layer(layer)
-        if self._attentions is None:
+        if layer not in self._maps:
             m = len(self.ids) - 1
             if m == 0:
                 return torch.zeros(self.config.n_head, 0, 0)
-            out = self.lens.forward(self.ids[:m], causal=self.settings.causal, keep_attentions=True,
+            out = self.lens.forward(self.ids[:m], causal=self.settings.causal, keep_attentions=[layer],
                                     keep_hidden=False, compute_logits=False)
-            self._attentions = out.attentions  # type: ignore[assignment]
-        return self._attentions[layer][0]
+            self._maps[layer] = out.attentions[layer][0]  # type: ignore[index]
+        return self._maps[layer]
 
     def totals(self) -> dict:
         """Running totals since Reset: multiply-adds and seconds, both ways."""
@@ -548,6 +559,7 @@ def generation_view(current: Generation | None, lens: GPT2Lens, tokenizer, promp
         run = Generation(lens, prompt_ids, settings, tokenizer)
     run._check_layer(layer)
     run._check_head(head)
+    run.shown_layer = layer
     run.advance_to(count, cancel, progress)
     ids = run.ids
     return GenerationView(
