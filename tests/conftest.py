@@ -28,7 +28,7 @@ from reliability_tally import TALLY  # noqa: E402
 
 @pytest.fixture(scope="session")
 def tally():
-    """Count inputs tried / faults injected / fuzz examples for the README's Reliability section."""
+    """Count inputs tried / faults injected / fuzz examples for docs/reliability.md's reliability suite."""
     return TALLY
 
 

@@ -108,7 +108,7 @@ class _QuietServer(ThreadingHTTPServer):
     """A client that goes away mid-request (a cancelled download, a closed window: the app's
     httpx client resets its kept-alive connection) is expected here, not an error: the stock
     server prints "Exception occurred during processing of request" and a traceback to stderr,
-    which the close-mid-way test reads as the app's own (it failed ~1 run in 3, issue 18)."""
+    which the close-mid-way test reads as the app's own (it failed ~1 run in 3)."""
 
     def handle_error(self, request, client_address) -> None:
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):

@@ -1,4 +1,4 @@
-"""The reliability counts the README quotes, shared by tests/reliability and tests/ui.
+"""The reliability counts docs/reliability.md quotes, shared by tests/reliability and tests/ui.
 
 (kind, name) -> how many; kind is "fuzz", "bad input", "fault" or "exhaustive" (a check
 over a whole finite set, e.g. every vocabulary token: listed, but not added to the three

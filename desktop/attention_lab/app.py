@@ -58,6 +58,18 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
+def add_window_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The desktop window's own options (no sub-command): one list for the window's parser and for
+    ``attention-lab --help``, which must show them too."""
+    parser.add_argument("--model", metavar="SPEC", default=None, help='"demo", a model folder, or a cached hub id')
+    parser.add_argument("--lang", choices=("en", "pt_BR"), default=None, help="interface language")
+    parser.add_argument("--smoke-test", action="store_true", help="open offscreen, analyse once, check the first view, exit")
+    parser.add_argument("--all-panels", action="store_true", help="with --smoke-test: also build and check the panels behind tabs")
+    parser.add_argument("--screenshot", metavar="FILE", default=None, help="save a PNG of the populated window and exit")
+    parser.add_argument("--size", default="1600x1000", help="window size for --screenshot/--smoke-test (WxH)")
+    parser.add_argument("--settings", metavar="FILE", default=None, help="use this settings file (INI)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -65,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a sub-command, the desktop app starts.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    add_window_arguments(parser.add_argument_group("the desktop window (no sub-command)"))
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     lab = sub.add_parser(
         "lab",
@@ -75,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--model", metavar="SPEC", default=None,
                      help='"demo", a model folder, or a hub id from the local cache (default: GPT-2 small '
                           'if it is cached, else the demo model)')
-    lab.add_argument("--text", default=None, help="the sentence (default: the chapter's example)")
+    lab.add_argument("--text", default=None, help="the sentence (default: the chapter's example in --lang's language)")
+    lab.add_argument("--lang", choices=("en", "pt_BR"), default="en",
+                     help="the language of the text output and of the JSON's sentences (default en)")
     lab.add_argument("--layer", type=int, default=0, help="layer shown in steps 2 and 4 (default 0)")
     lab.add_argument("--head", type=int, default=0, help="head shown in step 2 (default 0)")
     lab.add_argument("--position", type=int, default=None,
@@ -117,7 +132,7 @@ def run_lab_command(args: argparse.Namespace) -> int:
     model = models.load_model(spec)
     result = lab.run_lab(
         model,
-        text=lab.SEED_TEXT if args.text is None else args.text,
+        text=lab.seed_text_for(args.lang) if args.text is None else args.text,
         layer=args.layer,
         position=args.position,
         replacement=args.replacement,
@@ -130,6 +145,7 @@ def run_lab_command(args: argparse.Namespace) -> int:
         ablate=args.ablate,
         ablation_mode=args.ablation,
         steps=args.steps,
+        lang=args.lang,
     )
     if args.json:
         sys.stdout.write(json_line(result) + "\n")

@@ -1,7 +1,7 @@
 """``python -m attention_lab.devtools.bench``: runs on a tiny model and reports every row and field.
 
 No timed assertions: the numbers depend on the machine.  What is checked is that every
-row of issue 6's table is there, with its ratio and verdict (or a note saying why not),
+row of the performance goals' table is there, with its ratio and verdict (or a note saying why not),
 and that bad flags are one line on stderr with exit code 2.
 """
 

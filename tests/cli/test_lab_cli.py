@@ -156,11 +156,66 @@ def test_text_mode_prints_the_five_steps(tiny_checkpoint):
     assert "causal exactly 0" in out
     assert "|" in next(line for line in lines if line.startswith("The ") and "1.00" in line)  # side by side
     assert "Identical tokens in both runs: yes" in out
-    assert "RoBERTa-style" not in out and "the same weights, mask removed" in out
+    assert "RoBERTa-style" not in out and "the same weights" not in out  # the loaded model is named instead
+    assert "'s weights, mask removed" in out
     assert "n vs n+1" in out and "floating-point rounding" in out
     assert "The chapter's GPT-2 small splits d = 768 into 12 heads of 64; this model splits 48 into 12 heads of 4" in out
     assert "- previous-token heads" in out and "- induction heads" in out
     assert proc.stderr == ""
+
+
+def test_text_mode_prints_the_mask_modes_measured(tiny_checkpoint):
+    """The chapter's "why −∞ and not zero?" as a table: the future's weight, the leak and the rows'
+    sums of each way of hiding the future, with the sentence saying what zeroing after the softmax does."""
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--new-tokens", "3")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Why −∞ and not zero?"))
+    rows = {line[:28].strip(): line[28:].split() for line in lines[start + 3:start + 8]}
+    assert set(rows) == {"score −∞ (the chapter)", "score = float32's minimum", "score −1e9", "score 0",
+                         "0 after the softmax"}
+    future, leak, rows_off = rows["0 after the softmax"]
+    assert future == "0" and float(leak) > 0 and float(rows_off) > 0.01  # hidden, yet the past moves
+    assert rows["score −∞ (the chapter)"][:2] == ["0", "0"]
+    assert float(rows["score 0"][0]) > 0  # a score of 0 lets the future in
+    assert "yet the earlier positions still change with it" in lines[start + 8]
+
+
+def test_text_mode_speaks_portuguese(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--new-tokens", "3", "--lang", "pt_BR")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for step in range(1, 6):
+        assert f"Passo {step}" in out
+    assert "Step " not in out and "Why −∞" not in out
+    assert "Texto: 'O cachorro grande mordeu o carteiro ontem'" in out  # the course's sentence by default
+    assert "causal exatamente 0" in out and "Tokens idênticos nas duas execuções: sim" in out
+    assert "Por que −∞ e não zero?" in out and "0 depois do softmax" in out
+    assert "O GPT-2 small da apostila divide d = 768 em 12 cabeças de 64" in out
+    assert " KiB" in out and " KB" not in out
+
+
+def test_json_sentences_speak_the_chosen_language(tiny_checkpoint):
+    proc = run_cli("lab", "--model", str(tiny_checkpoint), "--json", "--new-tokens", "3", "--lang", "pt_BR")
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["lang"] == "pt_BR" and d["text"] == "O cachorro grande mordeu o carteiro ontem"
+    assert all("cabeça" in sentence for sentence in d["roles"]["sentences"].values())
+    assert "cache" in d["kv_cache"]["growth_text"] and "token novo" in d["kv_cache"]["growth_text"]
+    assert d["kv_cache"]["timing"].startswith("o mínimo de cada posição")
+
+
+def test_every_lab_text_has_both_languages_with_the_same_blanks():
+    import string
+
+    from attention_lab.core.lab_texts import LAB_TEXTS
+
+    def blanks(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    for key, table in LAB_TEXTS.items():
+        assert set(table) == {"en", "pt_BR"}, key
+        assert blanks(table["en"]) == blanks(table["pt_BR"]), key
 
 
 def test_demo_model_names_a_layer_0_positional_head_and_where_previous_token_heads_are():
@@ -241,6 +296,7 @@ BAD_INPUTS = {  # flags -> what the one line must mention
     "layer not a number": (["--layer", "one"], "--layer: invalid int"),
     "position not a number": (["--position", "1.5"], "--position: invalid int"),
     "unknown flag": (["--colour"], "unrecognized arguments: --colour"),
+    "unknown language": (["--lang", "fr"], "invalid choice: 'fr'"),
 }
 
 
@@ -336,6 +392,25 @@ def test_version_and_help(capsys):
     with pytest.raises(SystemExit) as exc:
         app.main(["lab", "--help"])
     assert exc.value.code == 0 and "--replacement" in capsys.readouterr().out
+
+
+def test_help_lists_the_windows_own_options(capsys):
+    """``attention-lab --help`` is where a learner looks for ``--lang``: the window's options are
+    listed there, the same list the window parses."""
+    import argparse
+
+    from attention_lab.ui import launch
+
+    with pytest.raises(SystemExit) as exc:
+        app.main(["--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    window = argparse.ArgumentParser()
+    app.add_window_arguments(window)
+    flags = [a.option_strings[0] for a in window._actions if a.option_strings and a.option_strings[0] != "-h"]
+    assert {"--lang", "--model", "--settings", "--smoke-test", "--screenshot", "--size"} <= set(flags)
+    assert all(flag in out for flag in flags)
+    assert launch._parse(["--lang", "pt_BR", "--size", "1366x768"]).lang == "pt_BR"
 
 
 @pytest.mark.parametrize("position, replacement", [(None, None), (2, " cat"), (0, None)])

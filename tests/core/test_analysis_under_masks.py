@@ -1,4 +1,4 @@
-"""The app's analysis under the designer's masks and a head knockout (issue 17, the app side):
+"""The app's analysis under the designer's masks and a head knockout (the app side):
 ``compute_analysis`` and the fast edit path (core.fast_paths) must give the plain
 computation's numbers -- core.analysis.leakage with the same ``allowed`` matrix, full lens
 passes -- and a position the mask keeps away from the edit must stay exactly 0."""

@@ -1,5 +1,5 @@
 """give_back_free_heap returns the C heap's free pages: the resident size falls; the worker trims only
-when glibc keeps more than a bound freed (issue 18)."""
+when glibc keeps more than a bound freed, so a soak's resident size does not creep up."""
 
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def test_malloc_info_is_read_as_each_arenas_bytes_in_use_main_arena_first():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_info")
 def test_blocks_a_worker_thread_holds_are_counted_in_an_arena_other_than_the_main_one():
-    """Issue 18's soak tells the GUI thread's growth (the main arena) from the workers' (their own arenas)."""
+    """A soak tells the GUI thread's growth (the main arena) from the workers' (their own arenas)."""
     import threading
 
     from attention_lab.core.heap import arenas_in_use_mb

@@ -1,4 +1,4 @@
-"""Hostile or broken model folders (issue 7): each gets a one-line ModelLoadError, never a crash.
+"""Hostile or broken model folders: each gets a one-line ModelLoadError, never a crash.
 
 The pickle case uses a checkpoint that *would* create a file if unpickled, and checks the
 file never appears: the loader must refuse ``pytorch_model.bin`` without opening it.

@@ -1,4 +1,4 @@
-"""core/png_file.py: File › Export › PNG's encoding, done on the worker (issue 18)."""
+"""core/png_file.py: File › Export › PNG's encoding, done on the worker, off the GUI thread."""
 
 from __future__ import annotations
 

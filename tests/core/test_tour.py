@@ -41,7 +41,7 @@ def ctx(model) -> TourContext:
 def test_the_five_lab_steps_come_in_order_with_the_three_prose_points_between():
     lab = [s.lab_step for s in STEPS if s.lab_step is not None]
     assert lab == [1, 2, 3, 4, 5]
-    assert len(STEPS) == 12  # the five lab steps, the three prose points, budget and induction (issue 15), the two lessons (issue 17)
+    assert len(STEPS) == 12  # the five lab steps, the three prose points, budget and induction, the two lessons beyond the chapter
     assert {s.key for s in STEPS if s.lab_step is None} == {"budget", "why_inf", "multihead_cost", "wo_mixes", "induction",
                                                              "mask_designer", "knockout"}
     # the two lessons beyond the chapter come after its five steps

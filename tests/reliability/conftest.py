@@ -1,4 +1,4 @@
-"""Fixtures for the reliability suite, and the counts the README's Reliability section quotes.
+"""Fixtures for the reliability suite, and the counts docs/reliability.md quotes.
 
 Run it with::
 

@@ -1,4 +1,4 @@
-"""Fuzzing: arbitrary Unicode text through tokenizer -> lens -> analyses -> lab (issue 7).
+"""Fuzzing: arbitrary Unicode text through tokenizer -> lens -> analyses -> lab: no input a learner types may crash it.
 
 Properties, on the tiny checkpoint (2 layers × 12 heads, real GPT-2 tokenizer, 64 positions):
 

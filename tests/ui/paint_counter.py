@@ -1,4 +1,4 @@
-"""Counts the paints a widget gets (issue 19: a view painted twice for one redraw), or any other
+"""Counts the paints a widget gets (to catch a view painted twice for one redraw), or any other
 kind of event (its resizes: a view laid out again)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A map's bottom axis has the room of its tick text from the start (issue 18).
+"""A map's bottom axis has the room of its tick text from the start, so its first paint lays nothing out again.
 
 pyqtgraph measures an axis' tick text only when it paints it, and then grows (or, with no
 ticks, shrinks) the axis: the head grid's bottom axis went 19.6 → 28.9 px at its first paint,

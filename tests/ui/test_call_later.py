@@ -1,6 +1,6 @@
 """``qt_compat.call_later``: ``QTimer.singleShot(ms, context, fn)`` without PySide6 6.12's leak.
 
-Issue 18's 30-minute soak kept one closed window alive from minute 8 to the end: a call on its
+The 30-minute soak kept one closed window alive from minute 8 to the end: a call on its
 way when the window was quit (the paint hold's check after a resize) held the window through its
 callable, because PySide never frees a single-shot's callable whose context is deleted first.
 """

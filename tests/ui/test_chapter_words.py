@@ -1,4 +1,4 @@
-"""Words that misled (issue 15): what the app says about the unmasked mode, W^O, the model's
+"""Words that misled a reader of the chapter: what the app says about the unmasked mode, W^O, the model's
 numbers and its tokenizer, checked on every registered string and on the loaded model."""
 
 from __future__ import annotations

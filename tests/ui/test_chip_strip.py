@@ -1,4 +1,4 @@
-"""The token strip (ChipView) draws its chips once per layout (issue 19): a scroll bar appearing
+"""The token strip (ChipView) draws its chips once per layout, not once per paint: a scroll bar appearing
 beside a long text's strip keeps the chips where they are, and a repaint copies the drawn
 strip, drawing only the selected and the edited chip again."""
 

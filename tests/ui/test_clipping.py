@@ -1,4 +1,4 @@
-"""Nothing a learner must read is cut at 1366×768 (issue 14), in either language.
+"""Nothing a learner must read is cut at 1366×768, a common laptop screen, in either language.
 
 The window is sized to a laptop's screen (less a title bar and a taskbar), every dock is shown, every tab
 opened once and the lab tour opened; then every visible label, table header and plot title is measured

@@ -1,4 +1,4 @@
-"""The core's failures a learner meets are said in the interface's language (issue 14): a model folder
+"""The core's failures a learner meets are said in the interface's language: a model folder
 that isn't there, a pickle-only checkpoint, an unreachable hub.  The core keeps its English line (the CLI
 prints it) and gives the window a key and values to translate."""
 

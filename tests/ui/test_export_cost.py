@@ -1,4 +1,4 @@
-"""Exports cost what the plot shown costs, not what the scene once covered (issue 18's soak: a KV
+"""Exports cost what the plot shown costs, not what the scene once covered (the 30-minute soak: a KV
 stability PNG held the GUI thread 2.0 s, 1.8 s of it CPU; the head grid's CSV 360-390 ms)."""
 
 from __future__ import annotations

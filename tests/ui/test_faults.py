@@ -1,4 +1,4 @@
-"""Faults in front of a learner (issue 7): the app keeps working, loses nothing, exits cleanly.
+"""Faults in front of a learner: the app keeps working, loses nothing, exits cleanly.
 
 - the model folder disappears while the app runs, and is gone at the next start;
 - 500 rapid edits: the final display matches the final text, memory comes back;
@@ -7,7 +7,7 @@
 - the settings file can't be written;
 - the installation folder is read-only (nothing is written inside it).
 
-Each injected fault is counted in the README's Reliability section (``tally``).
+Each injected fault is counted in docs/reliability.md's reliability suite (``tally``).
 """
 
 from __future__ import annotations

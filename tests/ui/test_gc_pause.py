@@ -1,6 +1,6 @@
 """gc_pause: what the imports made leaves the collector's sight once, before the first window,
 and stays out; a new window or model collects only what is left in sight, so the previous
-one's cyclic garbage is freed without walking the imports again (issue 18)."""
+one's cyclic garbage is freed without walking the imports again."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_each_window_s_scheduler_has_its_own_key(qapp):
 
 
 def test_a_switch_hands_the_freed_heap_back_to_the_system(monkeypatch):
-    # issue 18: what a closed window or a dropped model frees stays in glibc's heaps as holes
+    # what a closed window or a dropped model frees stays in glibc's heaps as holes
     # (the soak's resident size grew while malloc's bytes in use stayed flat) unless trimmed
     trims = []
     monkeypatch.setattr(gc_pause, "give_back_free_heap", lambda: trims.append(gc.get_count()[2]) or True)

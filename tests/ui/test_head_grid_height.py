@@ -1,4 +1,4 @@
-"""The head grid keeps its height once laid out (issue 19 / 14).
+"""The head grid keeps its height once laid out, so it is not repainted pass after pass.
 
 Its views hinted their own current size (QGraphicsView's scene rectangle, which pyqtgraph keeps
 equal to the view), and the dock's scroll area gave the panel the height its layout preferred:
@@ -61,7 +61,7 @@ def test_the_head_grid_keeps_its_height_through_the_idle_build_and_its_maps_fill
 
 @pytest.mark.parametrize("language", ["en", "pt_BR"])
 def test_painting_the_grids_token_labels_relays_nothing_out(qtbot, make_window, language):
-    """Issue 18: the grid's bottom axis grew 19.6 → 28.9 px when pyqtgraph first painted its token
+    """The grid's bottom axis grew 19.6 → 28.9 px when pyqtgraph first painted its token
     labels, so the grid asked for 9 px more (668 → 677) and its dock was laid out and painted once
     more after the first show, a new length of text or a re-pooling after a resize.  The axis has
     that room from the start now."""

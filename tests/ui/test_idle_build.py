@@ -1,4 +1,5 @@
-"""The panels behind tabs are built and drawn while the window is idle (issue 19)."""
+"""The panels behind tabs are built and drawn while the window is idle, so a tab's
+first opening does not stall the window building it."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def _build_parts_in_sight(window) -> None:
 
 
 def test_the_parts_of_the_panels_in_sight_come_before_the_hidden_panels(qtbot, make_window):
-    """Issue 18: the head grid's "one head" plots (one click away) are the idle build's first
+    """The head grid's "one head" plots (one click away) are the idle build's first
     turns, before any hidden panel (a tab away): last in line, the soak's learner opened that
     tab before they existed and its click made them."""
     from attention_lab.ui.panels.ids import PanelId
@@ -168,7 +169,7 @@ def _tab_in_sight(window, pid):
 
 
 def test_a_tab_built_in_idle_time_opens_without_a_new_layout_or_a_second_paint(qtbot, make_window):
-    """Issue 19: Qt lays out only the tab in sight; the docks behind it kept the size they were added
+    """Qt lays out only the tab in sight; the docks behind it kept the size they were added
     with (566 × 312, the KV panel's 100 × 30), so a panel built there was laid out again when its tab
     opened, every plot resized; and pyqtgraph sizes an axis to its labels only when it paints them, so
     that first paint re-laid the plots out and painted them all a second time.  Now each is laid out
@@ -203,7 +204,7 @@ def test_a_tab_opened_after_an_edit_keeps_its_plots_sizes_until_its_measurement_
     """The Mask tab opened after an edit draws the new analysis, asks for its five modes and draws them:
     its plots keep their size throughout (the sentence under the table kept its room while measuring; its
     emptying and refilling resized the bar plots twice, and in a dock just too short for the panel took
-    its scroll bar away and back: two more layouts of the whole panel; issue 19)."""
+    its scroll bar away and back: two more layouts of the whole panel)."""
     window = make_window()
     builder = install_idle_build(window, start_delay_ms=10, turn_ms=5)
     qtbot.waitUntil(lambda: builder.done and not window.session.worker.busy, timeout=TIMEOUT_MS)

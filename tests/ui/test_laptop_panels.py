@@ -1,4 +1,4 @@
-"""Each panel reads cleanly in the window at a learner's laptop size (issue 14): 1366×768, less a title
+"""Each panel reads cleanly in the window at a learner's laptop size: 1366×768, less a title
 bar and a taskbar, the demo model and its 10-token default text, the panel's dock in front.
 
 Every test here failed before its fix; the docstring says what a learner saw."""
@@ -196,8 +196,8 @@ def _compare_roles(qtbot, state, grid_class, portrait_class) -> set[str]:
 @pytest.mark.parametrize("language", ["en", "pt_BR"])
 def test_the_mask_modes_table_shows_every_row_beside_its_sideways_scroll_bar(qtbot, make_window, language):
     """At 1366×768 the Mask dock is narrower than the modes table's columns: the sideways scroll
-    bar came up inside the table's fixed height and hid half of its last mode (issue 18, seen at
-    the laptop's size in Portuguese)."""
+    bar came up inside the table's fixed height and hid half of its last mode (seen at the
+    laptop's size in Portuguese)."""
     _window, panel = _laptop_window(qtbot, make_window, language, PanelId.MASK)
     table = panel.table
     bar = table.horizontalScrollBar()

@@ -1,4 +1,4 @@
-"""A learner's laptop (issue 14): the window fits a 1366×768 screen with everything open, in
+"""A learner's laptop: the window fits a 1366×768 screen with everything open, in
 both languages, and a size saved on a bigger monitor is not restored past the screen.
 
 Before the docks scrolled, the window's minimum was 1078×878 fresh and 1295×1010 once the
@@ -89,7 +89,7 @@ def test_reset_layout_fits_the_screen(qtbot, make_window):
 
 def test_reset_layout_docks_a_floating_panel_again(qtbot, make_window):
     """Reset layout re-docks only the floating docks (setFloating(False) on every dock cost
-    ~5 ms each, issue 18): a floated one still comes back into the window."""
+    ~5 ms each): a floated one still comes back into the window."""
     window = make_window()
     qtbot.waitUntil(lambda: window.last_state is not None, timeout=STATE_TIMEOUT_MS)
     dock = window.docks["panel.mask"]

@@ -9,7 +9,7 @@ exception or Qt warning may have happened on any thread.  A failure is shrunk an
 (with its chunk to rerun); each chunk draws from a fixed seed, so the same sequences run
 every time and a failure replays (``ATTENTION_LAB_FUZZ_CHUNKS=light-3`` runs that chunk alone).
 
-The budget (issue 18): FUZZ_SEQUENCES (200) sequences of FUZZ_STEPS (30) steps or more,
+The budget, to stay within 3 minutes of CI: FUZZ_SEQUENCES (200) sequences of FUZZ_STEPS (30) steps or more,
 in two processes (this one and a child running this test: the machine has 2 cores, and
 one window keeps about one busy).  What makes it fit:
 
@@ -558,7 +558,7 @@ def test_the_tour_gives_back_the_learners_edit_and_mask_mode(driver):
 
 
 def test_the_tour_gives_back_the_mask_mode_the_learner_picked_during_it(driver):
-    """Found by the fuzzer (issue 18's 200-sequence run, cut by hand from its 17 steps): a
+    """Found by the fuzzer (a 200-sequence run, cut by hand from its 17 steps): a
     mask mode picked during the tour, then overridden by a later step of the tour (the mask
     step selects -inf), came back at the end as the mode from before the tour, not the
     learner's own pick."""
@@ -627,7 +627,7 @@ def test_generating_then_switching_text_mask_or_model_mid_way_starts_again(drive
 
 
 def test_csv_exports_are_on_disk_once_the_window_settles(driver):
-    """The head grid's CSV is written on the worker (issue 18): the driver waits for it through
+    """The head grid's CSV is written on the worker (off the GUI thread): the driver waits for it through
     the worker, the check finds each file written, and an edit right after an export still shows."""
     replay(driver, [
         ("export", {"kind": "csv", "panel_id": "panel.head_grid"}),
@@ -640,7 +640,7 @@ def test_csv_exports_are_on_disk_once_the_window_settles(driver):
 
 
 def test_png_exports_are_on_disk_once_the_window_settles(driver):
-    """A PNG is painted on the GUI thread and encoded on the worker (issue 18): as for a CSV, the
+    """A PNG is painted on the GUI thread and encoded on the worker: as for a CSV, the
     driver waits for it through the worker and the check finds each file written."""
     replay(driver, [
         ("export", {"kind": "png", "panel_id": "panel.head_grid"}),

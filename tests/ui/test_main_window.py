@@ -595,7 +595,7 @@ def test_the_head_grids_csv_is_written_on_the_worker_byte_for_byte(qtbot, make_w
 def test_a_png_is_painted_on_the_gui_thread_and_encoded_on_the_worker(qtbot, make_window, tmp_path, monkeypatch):
     """File › Export › PNG: the plot is painted here (it needs the GUI thread) and its pixels are encoded
     and written by the worker thread: the encoding was ~60 ms of the head grid's ~70 ms export on the GUI
-    thread (issue 18's ``export`` stalls).  The file holds the picture painted, twice the shown width."""
+    thread (the soak's ``export`` stalls).  The file holds the picture painted, twice the shown width."""
     from PySide6.QtGui import QImage
 
     from attention_lab.core import jobs

@@ -1,4 +1,4 @@
-"""The mask designer and the head knockout panels (issue 17, the app side), with a real
+"""The mask designer and the head knockout panels (the app side), with a real
 session and worker on a tiny generated GPT-2: the mask chosen reaches the analysis, the
 verdicts shown are core's (computed on the worker), a custom grid's edit changes the
 analysis, the knockout's before/after and the head ranking are core's, and ranking can be
@@ -187,7 +187,7 @@ def test_shift_click_in_the_head_grid_knocks_the_head_out(qtbot, session, monkey
 
 @pytest.mark.parametrize("language", ["en", "pt_BR"])
 def test_the_portrait_knocks_heads_out_by_shift_click_and_its_menu(qtbot, session, monkeypatch, language):
-    """Issue 17: "click heads in the grid (or the portrait)": the portrait's Shift+click and its
+    """Heads are clicked out in the grid or the portrait: the portrait's Shift+click and its
     row menu send the head grid's intent, the knockout panel shows the set, the row is marked."""
     from attention_lab.ui.i18n import tr
     from attention_lab.ui.panels import portrait as portrait_module

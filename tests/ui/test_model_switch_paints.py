@@ -1,4 +1,4 @@
-"""A model switch paints each panel in sight once (issue 18: load_model, 39 of 263 over 100 ms in
+"""A model switch paints each panel in sight once (load_model: 39 of 263 over 100 ms in
 the 30-minute soak; with no resize, each panel in sight was painted 2-3 times per switch).
 
 Counted: the whole paints (half its area or more) of each panel's explanation and of each of its

@@ -108,7 +108,7 @@ def test_the_view_keeps_cells_square_against_the_left_and_bottom_axes():
 
 
 def test_the_tile_size_told_to_the_worker_does_not_depend_on_the_number_of_tokens():
-    """Issue 19: the tile's screen size counts the gaps as fractions of a tile, so a 7-token
+    """The tile's screen size counts the gaps as fractions of a tile, so a 7-token
     mosaic (gaps rounded to whole pixels) and a 1000-token one tell the worker the same size
     for the same box, and that size is the one the square view really gives a tile."""
     for box in ((900.0, 300.0), (300.0, 900.0), (640.0, 480.0)):
@@ -148,7 +148,7 @@ def _shown_grid(qtbot, model):
 
 
 def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
-    """Issue 19: the grid's size hint depends on its width and number of heads only.  It followed
+    """The grid's size hint depends on its width and number of heads only.  It followed
     one text's rounded gaps, so a long text after a short one moved it ~4 %: the dock laid the
     panel out again and the maps were painted twice, once in the turn of the next panel.  And
     the hint is told when the maps' box is laid out (the first edit after start-up told it)."""
@@ -169,7 +169,7 @@ def test_a_longer_text_asks_the_dock_for_no_new_height(qtbot, tiny_checkpoint):
 
 
 def test_a_new_text_paints_the_grid_once(qtbot, tiny_checkpoint):
-    """Issue 19: the view's and the titles' transforms followed a new view range inside the paint
+    """The view's and the titles' transforms followed a new view range inside the paint
     (pyqtgraph's ``sigPrepareForPaint``), which made the scene dirty again: every new text painted
     the grid twice, the second time in the turn that drew the next panel."""
     from paint_counter import PaintCounter
@@ -187,7 +187,7 @@ def test_a_new_text_paints_the_grid_once(qtbot, tiny_checkpoint):
 
 
 def test_the_grid_draws_its_maps_and_their_token_labels_in_two_steps(qtbot, tiny_checkpoint):
-    """Issue 19: the maps in one turn, the axes' token labels (half the grid's repaint for a long
+    """The maps in one turn, the axes' token labels (half the grid's repaint for a long
     text) in the next.  Between the two, labels placed for another shape of mosaic are off (none
     on the wrong cell); a same-length text keeps its labels' places.  After both steps the grid
     shows what one ``show_state`` shows."""
@@ -340,7 +340,7 @@ def _shown_values(panel):
 
 @pytest.mark.parametrize("size", [(520, 520), (1300, 1000)], ids=["small dock", "large dock"])
 def test_one_head_cell_values_never_run_together(qtbot, tiny_checkpoint, size):
-    """Issue 14: in a laptop's dock the weights printed in the cells ran together ("0.000.000.00"): each
+    """In a laptop's dock the weights printed in the cells ran together ("0.000.000.00"): each
     value is written only where its cell holds it, and then no two overlap."""
     panel, state = _one_head_panel(qtbot, tiny_checkpoint, *size)
     shown = _shown_values(panel)
@@ -364,9 +364,9 @@ def test_the_hover_tooltip_goes_when_the_mouse_leaves_the_map(qtbot, tiny_checkp
 
 
 def test_switching_the_one_head_view_keeps_its_plots_and_colour_bar(qtbot, tiny_checkpoint):
-    """Issue 19 (the soak's ``_build_head`` stalls): switching between one map and causal |
-    bidirectional side by side moves the same plots in and out of the layout instead of
-    building new PlotItems and a new ColorBarItem each time, and what is shown follows."""
+    """Switching between one map and causal | bidirectional side by side moves the same plots
+    in and out of the layout instead of building new PlotItems and a new ColorBarItem each time
+    (the soak's ``_build_head`` stalls), and what is shown follows."""
     from attention_lab.ui.panels.head_grid import SIDE_BY_SIDE, VIEWS
 
     panel, state = _one_head_panel(qtbot, tiny_checkpoint, 900, 600)
@@ -398,8 +398,8 @@ def test_switching_the_one_head_view_keeps_its_plots_and_colour_bar(qtbot, tiny_
 
 
 def test_the_one_head_plots_are_built_in_idle_parts_and_used_when_the_tab_opens(qtbot, tiny_checkpoint):
-    """Issue 18 (the soak's ``set_head`` stalls: the "one head" tab's first opening made two
-    PlotItems and a ColorBarItem, 45-150 ms of CPU): each is one :meth:`build_later_part`, and
+    """The soak's ``set_head`` stalled when the "one head" tab's first opening made two
+    PlotItems and a ColorBarItem (45-150 ms of CPU): each is one :meth:`build_later_part`, and
     the tab opened afterwards shows those very objects, the bar setting both maps' levels."""
     import pyqtgraph as pg
     from attention_lab.ui.panels.head_grid import HeadGridPanel
@@ -426,8 +426,8 @@ def test_the_one_head_plots_are_built_in_idle_parts_and_used_when_the_tab_opens(
 
 
 def test_the_one_head_tab_opened_before_its_parts_makes_one_part_a_turn(qtbot, tiny_checkpoint):
-    """Issue 18 (the soak's ``set_head`` in a new window, 100-180 ms of CPU): opened before idle time
-    made its two plots and colour bar, the "one head" tab made all three in the click's turn.  Now
+    """In the soak's ``set_head`` in a new window, opened before idle time made its two plots and
+    colour bar, the "one head" tab made all three in the click's turn (100-180 ms of CPU).  Now
     each turn makes one part, and the tab is drawn once they are all made (not drawn for an older
     state meanwhile: stale until then); a later view needing one more plot makes it the same way."""
     from attention_lab.ui.panels.head_grid import HeadGridPanel, SIDE_BY_SIDE, VIEWS, ONE_MODE

@@ -1,4 +1,4 @@
-"""A resize and Reset layout paint each dock once, laid out (issue 18: the soak's resize and
+"""A resize and Reset layout paint each dock once, laid out (the soak's resize and
 Reset layout stalls).
 
 Before the hold, the window painted every dock after each pass of a resize's relayout (the docks,
@@ -154,7 +154,7 @@ def test_the_head_grid_is_not_narrowed_by_the_scroll_bar_its_height_brings_up(qt
     """The head grid asks for the height at which its maps fill its width; taller than the dock, the
     dock's scroll bar came up and took 14 px of that width, and the height for the narrower width
     was asked for in turn: one more relayout and paint of the maps per resize (598 → 645 → 634 px
-    at 1400×900, issue 18).  Its dock keeps the bar's room: one width per size of the window."""
+    at 1400×900).  Its dock keeps the bar's room: one width per size of the window."""
     window.resize(1000, 700)
     _settle(qtbot, window)
     grid = window.built_panel(PanelId.HEAD_GRID)
@@ -168,7 +168,7 @@ def test_the_head_grid_is_not_narrowed_by_the_scroll_bar_its_height_brings_up(qt
 
 def test_a_reset_layout_with_nothing_to_reset_relays_out_and_paints_nothing(qtbot, window):
     """A Reset layout of a window still as the last one left it re-applied the same places and sizes,
-    and its paint hold alone repainted every dock (~130 paint events for nothing, issue 18); now it
+    and its paint hold alone repainted every dock (~130 paint events for nothing); now it
     does nothing.  Anything changed since (a tab brought forward, a size) is reset as before."""
     window.resize(1000, 700)
     _settle(qtbot, window)
@@ -206,7 +206,7 @@ def test_a_language_switch_paints_each_view_in_sight_once_laid_out(qtbot, window
     painted in their own turns, each panel's words repainted the window once per pass of each
     graphics scene they changed (``QGraphicsScene`` sends the window's update request at once):
     5-8 whole-window paints in the leakage panel's turn, the soak's longest ``set_language``
-    stalls (issue 18; without the hold here: the bars 3-5 paints per switch, the head grid's maps 4).
+    stalls (without the hold here: the bars 3-5 paints per switch, the head grid's maps 4).
     Held from the window's new words to the last panel's, each view is painted once laid out, and
     once more at most: an axis measures its numbers when it paints them, and a width that changed
     with the language's decimal comma lays its plot out again (pyqtgraph's ``_updateWidth``)."""

@@ -221,7 +221,7 @@ def test_mask_panel_computes_only_when_visible(qtbot, state):
 def test_mask_panel_asks_for_its_modes_after_the_paint(qtbot, state, tiny_model):
     """Shown, or drawing a new edit in sight, the panel asks the worker on a later turn, once the
     paint that queued is done: asked at once, the worker's model passes held the GIL through that
-    paint (the Mask tab opened after an edit: a 130-150 ms stall, issue 19)."""
+    paint (the Mask tab opened after an edit: a 130-150 ms stall)."""
     runner = SyncRunner()
     panel = shown(qtbot, MaskPanel())
     serve(panel, runner)
@@ -268,7 +268,7 @@ class HoldingRunner(SyncRunner):
 
 
 def test_mask_panel_asking_for_its_modes_changes_only_its_status(qtbot, state, tiny_model):
-    """Issue 19: asking the worker (on the turn after the paint) filled the table and the bar plots
+    """Asking the worker (on the turn after the paint) filled the table and the bar plots
     again with what they already showed, and all three plots were repainted while the worker measured
     (each of their Python calls waiting on its GIL): the Mask tab's first opening's longest stall.
     Meanwhile the sentence under the table keeps its room, so the plots keep their size."""
@@ -298,7 +298,7 @@ def test_mask_panel_asking_for_its_modes_changes_only_its_status(qtbot, state, t
 
 
 def test_switching_the_mask_mode_lays_out_no_plot_and_keeps_the_grid_and_table(qtbot, state):
-    """Issue 18 (the soak's ``set_mask_mode`` stalls): a mode switch changes the future cells' word,
+    """Against the soak's ``set_mask_mode`` stalls, a mode switch changes the future cells' word,
     the selected row and the sentence and bars under the table, nothing else.  The sentence grew and
     shrank by a line between modes (the two bar plots under it laid out again, every switch), the
     grid's legend came and went (the grid's plot resized), and the picture, the axes and the table's
@@ -370,7 +370,7 @@ def test_mask_panel_builds_its_bar_plots_one_per_part_or_when_first_painted(qtbo
     late._build_bar_plots = lambda: (build(), built_per_turn.append(len(plots(late))))
     late.show()  # in sight before its parts: built on the two turns after its first paint, one each
     qtbot.waitUntil(lambda: late.mode_details() is not None and len(plots(late)) == 2, timeout=LONG)
-    assert built_per_turn == [1, 2]  # (both in one turn: the soak's set_mask_mode stalls, issue 18)
+    assert built_per_turn == [1, 2]  # (both in one turn: the soak's set_mask_mode stalls)
     early.show_state(state)
     early.resize(1000, 700)
     early.show()
@@ -399,7 +399,7 @@ def test_mask_panel_painted_many_times_before_its_plots_asks_for_one_build(qtbot
         panel.paintEvent(QPaintEvent(panel.rect()))
     qtbot.waitUntil(lambda: len(panel.bar_plots.findChildren(pg.PlotWidget)) == 2, timeout=LONG)
     qtbot.wait(50)
-    assert builds == [1, 1]  # one turn per plot (issue 18), not one per paint
+    assert builds == [1, 1]  # one turn per plot, not one per paint
     panel.paintEvent(QPaintEvent(panel.rect()))  # built: painting posts nothing more
     qtbot.wait(50)
     assert builds == [1, 1]
@@ -689,7 +689,7 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
     """Live curves are lines, a finished run's have a dot per token.  Each repetition starts its
     curves again: the live time axis keeps the top it has grown to (a new top is new ticks and a
     repaint of the whole plot; it fell and rose 2-3 times a repetition).  The finished run's curves are drawn on that axis, and the axis is fitted to
-    them in the next turn of the event loop, apart from the results' texts (issue 19)."""
+    them in the next turn of the event loop, apart from the results' texts."""
     panel, runner = held_kv_panel(qtbot, state, 4, 2)
     vb = panel.plot.getPlotItem().getViewBox()
     ranges = []
@@ -719,7 +719,7 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
     panel._fit_timer.stop()
     panel._fit_time_axis()  # what the timer does on a later turn
     assert vb.viewRange()[1] == [0, time_ceiling(1.5 * 1.08)] == [0, 2.0]  # then fitted: 2 ms
-    # the dots on a turn of their own again (with the new axis, the longest turn of a run; issue 19)
+    # the dots on a turn of their own again (with the new axis, the longest turn of a run)
     assert panel.curve_with.opts["symbol"] is None
     qtbot.waitUntil(lambda: panel.curve_with.opts["symbol"] == "o")
     assert panel.curve_with.opts["symbol"] == "o" == panel.curve_without.opts["symbol"]  # a dot per token now
@@ -731,7 +731,7 @@ def test_the_live_time_axis_only_grows_and_the_result_is_fitted_a_turn_later(qtb
 def test_the_kv_plot_spans_the_next_runs_positions_so_its_start_changes_no_range(qtbot, state):
     """Before any run the token axis spans the positions the next run fills (and follows the new
     tokens' box): starting the run sets no range, whose new ticks repainted the whole plot in the
-    first run's busiest turn (issue 19)."""
+    first run's busiest turn."""
     panel, runner = held_kv_panel(qtbot, state, 6, 1)
     vb = panel.plot.getPlotItem().getViewBox()
     n = state.n_tokens
@@ -750,7 +750,7 @@ def test_the_kv_plot_spans_the_next_runs_positions_so_its_start_changes_no_range
 
 def test_the_kv_time_axis_keeps_its_width_as_the_live_ceiling_grows(qtbot, state):
     """Each new ceiling of the live curves has labels of another width (0.5, 5, 20 ms); an axis
-    that narrowed or widened to them re-laid the plot out and painted it whole again (issue 19)."""
+    that narrowed or widened to them re-laid the plot out and painted it whole again."""
     panel, runner = held_kv_panel(qtbot, state, 3, 1)
     axis = panel.plot.getPlotItem().getAxis("left")
     assert panel.run_benchmark()
@@ -793,7 +793,7 @@ def test_the_kv_progress_bar_is_painted_with_the_next_frame_not_at_once(qtbot, s
 def test_a_kv_result_relabels_the_legend_in_place(qtbot, state):
     """A run's result adds each fitted line's slope to its curve's entry by re-wording the label,
     not by clearing and rebuilding the legend (a third of the GUI thread's work in the turn a run
-    ended; issue 19), and keeps two entries (four filled the plot at 1366x768, words over the
+    ended), and keeps two entries (four filled the plot at 1366x768, words over the
     curves); a language switch re-words the same labels."""
     steps = 20
     flat = [1.0] * steps
@@ -868,7 +868,7 @@ class StandInTokenizer:
 
 
 def test_a_finished_kv_run_lets_go_of_its_models_tokenizer_and_keeps_its_text(qtbot, state, tiny_model):
-    """Issue 18: the panel kept the tokenizer of the model its last run timed (to write the run's
+    """The panel kept the tokenizer of the model its last run timed (to write the run's
     text), after the learner had switched to another model.  Once the run is over and its text
     is written out, the text box keeps it and the tokenizer is free."""
     import gc
@@ -949,7 +949,7 @@ def test_kv_stability_tab_is_built_a_part_per_turn(qtbot, state):
 
 def test_the_live_kv_curves_are_one_pixel_lines(qtbot):
     """A wider antialiased line takes the raster engine's slow path: the live plot repainted
-    ten times a second during a benchmark (issue 19)."""
+    ten times a second during a benchmark."""
     panel = KVBenchPanel()
     qtbot.addWidget(panel)
     for curve in (panel.curve_with, panel.curve_without):
@@ -1128,8 +1128,7 @@ def test_exports_png_and_csv(qtbot, state, tmp_path):
 def test_a_kv_runs_start_and_result_lay_nothing_out_again(qtbot, state):
     """The run's start clears "Press Run to measure." and its result fills the results' lines:
     both had room from the start, so neither resizes the plot or the results (a relayout of the
-    panel: ~7 ms of the GUI thread at the run's start, and the panel grew 28 px with the result;
-    issue 19)."""
+    panel: ~7 ms of the GUI thread at the run's start, and the panel grew 28 px with the result)."""
     from paint_counter import EventCounter
 
     panel, runner = held_kv_panel(qtbot, state, 4, 1)

@@ -119,7 +119,7 @@ def test_token_editor_chips_are_the_states_tokens(shown):
 
 
 def test_token_chip_strip_is_as_tall_as_its_rows(shown, qtbot):
-    """Issue 14: a one-row text left a ~30 px blank band under the chips; a long text, scrolled, showed half
+    """A one-row text left a ~30 px blank band under the chips; a long text, scrolled, showed half
     rows.  The strip takes the chips' height up to three whole rows, and scrolls one row at a time."""
     panel = shown(TokenEditorPanel)
     panel.resize(900, 900)
@@ -203,7 +203,7 @@ def test_shapes_table_is_the_states_shapes(shown):
 
 @pytest.mark.parametrize("width", [420, 900])
 def test_model_guesses_show_whole_items_only(shown, qtbot, width, tiny_checkpoint):
-    """Issue 14: in a narrow Tokens dock a sideways scroll bar took the guesses row's lower half, and the
+    """In a narrow Tokens dock a sideways scroll bar took the guesses row's lower half, and the
     last guess was cut at the right edge.  Every guess in view is whole; the rest wrap out of sight."""
     panel = shown(TokenEditorPanel)
     panel.resize(width, 600)

@@ -1,4 +1,4 @@
-"""The head portrait's scatter labels never overlap (issue 14: "h4" and "h8" were drawn over each other
+"""The head portrait's scatter labels never overlap ("h4" and "h8" were drawn over each other
 in the demo model's layer 0 at 1366×768)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Portuguese interface shows no English and no English-formatted number (issue 14).
+"""The Portuguese interface shows no English and no English-formatted number.
 
 The window is opened in pt_BR with every dock shown, every tab opened once and the lab tour open;
 every visible text (``visible_texts.py``) is checked:

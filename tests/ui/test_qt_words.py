@@ -30,7 +30,7 @@ def test_standard_buttons_speak_portuguese_and_english_again(qapp):
 
 
 def test_switching_back_and_forth_keeps_one_set_of_qt_words(qapp):
-    """Issue 18: each switch to Portuguese made a new QTranslator (with its 290 KB catalogue)
+    """Each switch to Portuguese made a new QTranslator (with its 290 KB catalogue)
     that stayed a child of the translator for good once removed: ~140 of them in the 30-minute
     soak.  Each language's words are loaded once and re-used."""
     from PySide6.QtCore import QTranslator
@@ -48,7 +48,7 @@ def test_switching_back_and_forth_keeps_one_set_of_qt_words(qapp):
 
 
 def test_a_switch_spares_the_widgets_qt_s_broadcast(qapp, qtbot):
-    """Issue 18: installing or removing Qt's words made Qt send ``LanguageChange`` to every
+    """Installing or removing Qt's words made Qt send ``LanguageChange`` to every
     widget of the window, each repainted (2,500-4,400 events per switch, about half of the
     switch's first turn, before any panel took its words).  The app's own words follow the translator's
     signal; Qt's words still follow the language in what is made after the switch."""

@@ -1,5 +1,5 @@
 """The redraw scheduler (ui/redraw.py) gives every drawing step its own turn of the event loop,
-and a panel with two pyqtgraph views (the leakage panel) draws them in two steps (issue 19:
+and a panel with two pyqtgraph views (the leakage panel) draws them in two steps (because
 Qt paints the whole window once per changed graphics scene, all in the same turn)."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_each_step_of_each_panel_in_sight_gets_its_own_turn(qtbot):
 def test_the_next_step_waits_for_the_previous_ones_paint_and_the_timers_due_by_then(qtbot):
     """A step's paint runs after it in the pass over posted events; the next step must not be
     due before a timer that was already waiting (the perf probe's heartbeat, a learner's input):
-    otherwise two panels' drawing and painting share one turn (issue 19)."""
+    otherwise two panels' drawing and painting share one turn."""
     log = []
     beats = {"n": 0}
     heartbeat = QTimer()
@@ -95,7 +95,7 @@ def test_the_next_step_waits_for_the_previous_ones_paint_and_the_timers_due_by_t
 
 
 def test_a_model_switch_collects_and_trims_in_turns_of_their_own_after_the_drawing(qtbot, monkeypatch):
-    """Issue 18: a model load's last drawing step, the collection of the previous model's cycles and
+    """A model load's last drawing step, the collection of the previous model's cycles and
     the heap's trim ran in one turn (~120 ms of the GUI thread, the soak's load_model stalls).  Now
     the round ends with the drawing, then one turn collects and a later one trims."""
     from types import SimpleNamespace
@@ -170,7 +170,7 @@ def test_nice_ceiling_is_the_next_1_2_5_step_above_the_smallest():
 
 
 def test_leakage_paints_each_view_once_for_a_new_text(qtbot, tiny_checkpoint):
-    """Issue 19: a new text's view ranges reached the view boxes' transforms inside the paint
+    """A new text's view ranges reached the view boxes' transforms inside the paint
     (pyqtgraph's ``sigPrepareForPaint``), which made the scenes dirty again: the bars and the
     layer maps were each painted twice, the second time in the next panel's turn."""
     from paint_counter import PaintCounter
@@ -205,7 +205,7 @@ class HoldingPanel(StepPanel):
 
 
 def test_a_panel_out_of_sight_lets_go_of_the_state_it_drew_and_is_drawn_with_the_newest_when_shown(qtbot):
-    """Issue 18: a panel left for later kept the state it last drew: a long text's attention maps
+    """A panel left for later kept the state it last drew: a long text's attention maps
     (GPT-2 small at 1,024 tokens: ~100 MB) after the text had moved on, and after a model switch
     that state's model (500 MB), one per hidden panel.  Now it holds nothing while out of sight,
     after an edit as after a switch, and draws the newest state when it is shown."""

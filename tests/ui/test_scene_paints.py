@@ -1,4 +1,4 @@
-"""The window is painted once per turn, not once per pass of each graphics scene (issue 18: a
+"""The window is painted once per turn, not once per pass of each graphics scene (a
 scene sends its views' window the update request inside its own queued call, so a turn that
 changed several views painted the whole window several times over)."""
 

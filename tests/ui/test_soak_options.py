@@ -1,5 +1,5 @@
 """The soak's ``--actions`` (draw from some actions only, or leave some out: bisecting memory
-growth by action kind, issue 18) and ``--log`` (every action with its arguments, one JSON line)."""
+growth by action kind) and ``--log`` (every action with its arguments, one JSON line)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_the_log_holds_every_action_drawn_with_its_arguments(tmp_path: Path):
 @pytest.mark.parametrize("screen", ["laptop", "desktop"])
 def test_the_soak_screen_holds_every_size_its_learner_resizes_to(tmp_path: Path, screen: str):
     """Qt's offscreen screen is 800×800: every Reset layout shrank the soak's window to it (a relayout
-    and repaint of every dock no learner gets, then the next resize did it all again; issue 18).
+    and repaint of every dock no learner gets, then the next resize did it all again).
     Each of the soak's screens holds every size its learner resizes to (widths and heights drawn apart)."""
     script = (
         "import itertools, sys; from pathlib import Path\n"
@@ -129,7 +129,7 @@ sys.exit(code)
 
 
 def test_a_closed_window_is_freed_by_the_new_windows_first_collection_not_a_later_model_switch(tmp_path: Path):
-    """Issue 18: the soak's loop kept the window an action started in until the next action, so
+    """The soak's loop kept the window an action started in until the next action, so
     "quit and start again" left the closed window alive through the new window's first collection;
     it was freed by the next model switch's instead (8,000 objects of widgets in a running window's
     turn: most of the soak's load_model stalls in ``gc_pause.collect_on_switch``).  Each switch's

@@ -1,4 +1,4 @@
-"""The state bugs the 30-minute soak of 2026-12-01 found (issue 18), each replayed as the
+"""The state bugs the 30-minute soak of 2026-12-01 found, each replayed as the
 shortest learner sequence that shows it, on the real window through the fuzzer's driver.
 
 The soak (``python -m attention_lab.devtools.soak --minutes 30``, seed 0, the demo model) reported

@@ -75,7 +75,7 @@ def test_a_log_line_holds_the_stall_its_cpu_time_and_when_traced_its_handler():
 
 
 def test_the_drift_of_the_live_heap_is_reported_beside_the_resident_drift():
-    """Issue 18: the resident drift mixes what the app holds with what glibc keeps freed; the
+    """The resident drift mixes what the app holds with what glibc keeps freed; the
     live heap's drift (glibc's bytes in use), measured the same way, tells them apart."""
     samples = [{"t_s": 10.0 * i, "rss_mb": 400.0 + (60.0 if i >= 10 else 0.0), "heap_in_use_mb": 170.0 + 0.1 * (i >= 10),
                 "max_stall_ms": 0.0} for i in range(20)]
@@ -88,7 +88,7 @@ def test_the_drift_of_the_live_heap_is_reported_beside_the_resident_drift():
 
 
 def test_the_live_heaps_drift_is_split_between_the_main_arena_and_the_threads_arenas():
-    """Issue 18: a step of the live heap is put down to the GUI thread's side (the main arena) or the
+    """A step of the live heap is put down to the GUI thread's side (the main arena) or the
     workers' (their arenas) by the same drift of each."""
     samples = [{"t_s": 10.0 * i, "rss_mb": 400.0, "heap_in_use_mb": 170.0 + 30.0 * (i >= 10),
                 "main_arena_in_use_mb": 130.0 + 28.0 * (i >= 10), "thread_arenas_in_use_mb": 40.0 + 2.0 * (i >= 10),
@@ -121,7 +121,7 @@ def test_the_pixmap_cache_probe_measures_what_qts_cache_holds(qapp):
 
 
 def test_the_drift_trend_is_not_moved_by_a_swing_that_the_end_to_end_drift_follows():
-    """Issue 18's runs: the resident size swung ±15-25 MB over minutes, and the median of 5 samples at
+    """In 30-minute soaks the resident size swung ±15-25 MB over minutes, and the median of 5 samples at
     each end landed where the swing was (33 MB "drift" on a flat run).  The trend through every
     sample (Theil-Sen) is ~0 on a flat swing and the whole growth on a steady one."""
     import math

@@ -1,4 +1,4 @@
-"""Qt's leftover dock tab bar is hidden in every language (issue 14).
+"""Qt's leftover dock tab bar is hidden in every language.
 
 In a window opened in Portuguese, the leftover of the right column's first two docks kept the
 English titles it was made with ("Leakage diff | Mask"): matched by title against the live bar
@@ -61,7 +61,7 @@ def test_a_leftover_with_the_titles_of_another_language_is_hidden(qtbot, make_wi
     assert live.isVisible()
 
 
-# ---------------------------------------------------------------------------- Reset layout (issue 18's soak)
+# ---------------------------------------------------------------------------- Reset layout (the soak's stalls)
 def _shown_groups(window) -> list[int]:
     """The tab count of each tab bar in sight, sorted: one bar per tab group of the default layout."""
     return sorted(bar.count() for bar in window.findChildren(QTabBar) if bar.parent() is window and bar.isVisible())

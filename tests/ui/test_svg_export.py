@@ -1,4 +1,4 @@
-"""SVG export in one pass through Qt's SVG generator (issue 18: pyqtgraph's exporter drew and re-parsed
+"""SVG export in one pass through Qt's SVG generator (pyqtgraph's exporter drew and re-parsed
 each of ~65 items, 100-120 ms of the GUI thread's CPU for a head grid), still a vector file a learner
 opens in a browser or Inkscape: titles, axis words and tick labels as text, the heatmap embedded."""
 

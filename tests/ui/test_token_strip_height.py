@@ -1,4 +1,4 @@
-"""The Tokens strip at a learner's laptop size (issue 14): as tall as its panel needs at the
+"""The Tokens strip at a learner's laptop size: as tall as its panel needs at the
 window's width, with no blank band under the model's guesses.
 
 Before the fix the strip was sized from the panel's ``sizeHint()``, whose word-wrapped

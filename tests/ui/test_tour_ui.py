@@ -431,7 +431,7 @@ class _PaintSpy(QObject):
 
 
 def test_a_step_is_set_up_after_the_tour_and_its_words_are_painted(qtbot, make_window, monkeypatch):
-    """Issue 18's soak: opening the tour or going to the next step in a new window held the GUI thread
+    """In the 30-minute soak, opening the tour or going to the next step in a new window held the GUI thread
     80-130 ms in one turn (the dock's layout and paint, then the step's panel brought forward, its view
     or mode set, its plots drawn).  The dock and the step's words are painted first; the step is set
     up in a turn of its own after them; a tour closed before then sets nothing up."""

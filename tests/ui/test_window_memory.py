@@ -114,7 +114,7 @@ def _window_with_every_panel_built(qtbot, settings, checkpoint):
 
 
 def test_panels_out_of_sight_let_go_of_the_models_switched_away_from(qtbot, isolated_settings, tiny_checkpoint, tmp_path):
-    """Issue 18: each panel left for later (a dock behind another tab) kept the state it last
+    """Each panel left for later (a dock behind another tab) kept the state it last
     drew, and that state's model, after every model switch: the soak's live C heap grew ~90 MB
     with the 15 MB demo model (4 hidden panels held 4 old models); with GPT-2 small each one
     is 500 MB.  After four switches with every panel built and drawn, only the model in use
@@ -147,7 +147,7 @@ def test_panels_out_of_sight_let_go_of_the_models_switched_away_from(qtbot, isol
 
 
 def test_panels_out_of_sight_let_go_of_a_long_texts_state_once_the_text_moves_on(qtbot, isolated_settings, tiny_checkpoint):
-    """Issue 18: each panel behind a tab kept the state it last drew after the text in sight had
+    """Each panel behind a tab kept the state it last drew after the text in sight had
     moved on: a long text's attention maps (the demo at 256 tokens: 7 MB; GPT-2 small at 1,024:
     ~100 MB).  With every panel built and drawn on a long text, a short one in sight leaves no
     panel holding the long text's state, and a panel shown again draws the short one."""
@@ -177,7 +177,7 @@ def test_panels_out_of_sight_let_go_of_a_long_texts_state_once_the_text_moves_on
 
 
 def test_a_closed_window_frees_the_one_head_plots_it_took_out_of_the_layout(qtbot, isolated_settings, tiny_checkpoint):
-    """Issue 18's 30-minute soak grew its live heap by ~135 MB: the head grid keeps the enlarged head's
+    """The 30-minute soak grew its live heap by ~135 MB: the head grid keeps the enlarged head's
     plots and moves them in and out of its layout; a plot taken out (two columns, then one) was taken
     out of the scene too, and PySide kept its wrapper alive for good (it had passed to Qt), and through
     its map's hover callback the panel, every other panel, their plots and analyses after the window
@@ -210,7 +210,7 @@ def test_a_closed_window_frees_the_one_head_plots_it_took_out_of_the_layout(qtbo
 
 
 def test_a_window_quit_with_a_call_on_its_way_is_freed(qtbot, isolated_settings, tiny_checkpoint):
-    """Issue 18's soak kept one closed window to the end of the run: quit while a resize's paint hold
+    """The soak kept one closed window to the end of the run: quit while a resize's paint hold
     had its check posted for the next turn, the single-shot's callable (PySide keeps it for good when
     its context goes first) held the hold and the window.  Scheduled through ``qt_compat.call_later``,
     the call goes with the window."""

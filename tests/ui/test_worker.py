@@ -164,7 +164,7 @@ def test_shutdown_joins_quickly_and_drops_late_results(qtbot):
 def test_the_worker_hands_the_gil_back_within_a_millisecond(qtbot):
     """The GUI thread paints with many Python calls, each one re-taking the GIL from a worker
     running Python between torch ops: Python's 5 ms switch interval made a live plot's repaint
-    mostly waiting (issue 19).  A smaller interval someone chose is kept."""
+    mostly waiting.  A smaller interval someone chose is kept."""
     import sys
 
     from attention_lab.ui import worker as worker_module
@@ -184,7 +184,7 @@ def test_the_worker_hands_the_gil_back_within_a_millisecond(qtbot):
 
 
 def test_the_heap_bound_is_checked_on_the_worker_after_every_job(qtbot, monkeypatch):
-    # issue 18: the trim (core.heap.KeptHeapBound) locks glibc's arenas: on the worker, after the job
+    # the trim (core.heap.KeptHeapBound) locks glibc's arenas: on the worker, after the job
     from attention_lab.ui import worker as worker_module
 
     checks = []
@@ -205,7 +205,7 @@ class Held:
 
 
 def test_finished_jobs_let_go_of_their_arguments_and_callbacks(qtbot, worker):
-    """Issue 18: a finished job kept what it was given (the session holds its last analysis,
+    """A finished job kept what it was given (the session holds its last analysis,
     KV and ranking jobs; the worker its last one while it waits), and with it a model switched
     away from.  After each kind of end (result, error, cancel while running, cancel while
     pending, superseded), nothing the job was given is alive."""

@@ -4,7 +4,7 @@ glibc keeps memory that was freed inside its heaps (the main one and one arena p
 that allocates: the worker's torch tensors) for later allocations, and returns it to the
 system only from the top of a heap.  What a dropped model or a closed window frees is
 mostly in the middle, between blocks still in use, so the resident size stays where it was
-and the next model or window is laid out around the holes: issue 18's soak grew 450 → 555 MB
+and the next model or window is laid out around the holes: the soak grew 450 → 555 MB
 in 3.6 minutes while the bytes malloc had handed out stayed at 150-200 MB (``mallinfo2``);
 with the heap trimmed after each window it stayed at 440-470 MB.  ``malloc_trim(0)`` hands
 every whole free page back (``madvise``), in every arena, keeping the blocks in use where
@@ -133,7 +133,7 @@ def arenas_in_use_mb() -> list[float]:
     The main arena is the first thread's (the GUI thread's: Qt, Python's larger objects); every
     other thread that allocates (the workers: torch's tensors, the tokenizers) is given an arena of
     its own, up to 8 per core.  Which of them holds a growth of ``heap_in_use_mb`` says which side
-    of the app to look at (issue 18's soak).  ``malloc_info`` walks every free block, like
+    of the app to look at in a soak's memory drift.  ``malloc_info`` walks every free block, like
     ``mallinfo2``, and writes XML (about 15 KB): milliseconds, for a sample, not for every job."""
     libc = _libc()
     if libc is None or not hasattr(libc, "open_memstream"):

@@ -19,6 +19,8 @@ from .kvbench import run_kv_benchmark
 from .lens import GPT2Config
 from .lab_generation import check_steps, generation_section, render_generation
 from .lab_masks_knockout import ablation_section, mask_section, parse_lab_options, render_sections
+from .lab_texts import LANGUAGES, lab_text
+from .numbers import number
 from .pipeline import AnalysisRequest, compute_analysis
 
 SEED_TEXT = "The big dog bit the mailman yesterday"
@@ -114,6 +116,7 @@ def run_lab(
     ablate: str | None = None,
     ablation_mode: str = "zero",
     steps: int | None = None,
+    lang: str = "en",
 ) -> dict:
     """Run the five steps on ``model`` (a ``LoadedModel``) and return the JSON-ready dict.
 
@@ -123,7 +126,10 @@ def run_lab(
     small's shapes with random weights); ``rules``: the head roles' thresholds.
     ``mask`` / ``ablate`` / ``ablation_mode``: see :mod:`attention_lab.core.lab_masks_knockout`.
     ``steps``: generate that many tokens one at a time (:mod:`attention_lab.core.lab_generation`).
+    ``lang``: the language of the result's sentences (``en`` or ``pt_BR``).
     """
+    if lang not in LANGUAGES:
+        raise LabInputError(f"language {lang!r} is not one of: {', '.join(LANGUAGES)}")
     lens, tok = model.lens, model.tokenizer
     cfg = lens.config
     say = progress or (lambda _msg: None)
@@ -207,6 +213,7 @@ def run_lab(
 
     shapes = [{"name": r.name, "shape": list(r.shape), "note": r.note} for r in state.shapes]  # logits row included
     result = {
+        "lang": lang,
         "model": {
             "name": model.name,
             "spec": str(model.spec),
@@ -246,15 +253,14 @@ def run_lab(
         },
         "mask_modes": [vars(r) for r in mask_rows],
         "heads": head_entries,
-        "roles": _roles_summary(role_table, layer, rules, repeat_ids),
+        "roles": _roles_summary(role_table, layer, rules, repeat_ids, lang),
         "detectors": detectors,
         "kv_cache": {
             "model": {"name": target.name, "choice": kv_model, "random_weights": target.random_weights,
-                      "note": kvbench.kv_text("kv.random_weights") if target.random_weights else ""},
+                      "note": kvbench.kv_text("kv.random_weights", lang) if target.random_weights else ""},
             "repetitions": bench.repetitions,
             "threads": bench.threads,
-            "timing": "each position's minimum over the repetitions (with and without the cache alternating, "
-                      "after an untimed warm-up); seconds = their sum",
+            "timing": lab_text("json.timing", lang),
             "new_tokens": bench.new_tokens,
             "prompt_length": bench.prompt_length,
             "seconds_with_cache": bench.seconds_with_cache,
@@ -263,10 +269,10 @@ def run_lab(
             "tokens_per_second_without_cache": bench.tokens_per_second_without,
             "speedup": bench.speedup,
             "clear": bench.clear,
-            "speedup_text": kvbench.speedup_sentence(bench),
+            "speedup_text": kvbench.speedup_sentence(bench, lang),
             "slope_ms_with_cache": bench.slope_ms_with,
             "slope_ms_without_cache": bench.slope_ms_without,
-            "growth_text": kvbench.growth_sentence(bench),
+            "growth_text": kvbench.growth_sentence(bench, lang),
             "per_token_ms_with_cache": [1e3 * t for t in bench.per_token_with],
             "per_token_ms_without_cache": [1e3 * t for t in bench.per_token_without],
             "totals_with_cache": bench.totals_with,
@@ -292,11 +298,9 @@ def run_lab(
             },
             "causal_max_per_layer": stability.max_per_layer("causal"),
             "bidirectional_max_per_layer": stability.max_per_layer("bidirectional"),
-            "compared": "ids + [appended] vs ids + [reference]: two different tokens appended, both fully "
-                        "recomputed in one batch",
+            "compared": lab_text("json.compared", lang),
             "n_vs_n_plus_1_max_per_layer": drift,
-            "n_vs_n_plus_1": "ids alone vs ids + [appended], causal: any difference is floating-point rounding "
-                             "(matrices of n and n+1 rows), not information",
+            "n_vs_n_plus_1": lab_text("json.n_vs_n_plus_1", lang),
         },
         "shapes": shapes,
     }
@@ -308,7 +312,7 @@ def run_lab(
 
 
 def _roles_summary(table: list[roles.HeadRoles], layer: int, rules: roles.RoleRules | None,
-                   repeat_ids: list[int]) -> dict:
+                   repeat_ids: list[int], lang: str = "en") -> dict:
     """Step 4's roles: the rules in force, each role's heads in ``layer`` and where the others are."""
     reference = roles.induction_reference(repeat_ids)
     found = roles.where_all(table, layer) if table else {}
@@ -317,24 +321,29 @@ def _roles_summary(table: list[roles.HeadRoles], layer: int, rules: roles.RoleRu
         "layer": layer,
         "induction_reference": reference,
         "where": {role: w.as_dict() for role, w in found.items()},
-        "sentences": {role: roles.where_sentence(w) for role, w in found.items()},
-        "descriptions": {role: roles.describe(role, rules, "en", reference) for role in roles.ROLES},
+        "sentences": {role: roles.where_sentence(w, lang) for role, w in found.items()},
+        "descriptions": {role: roles.describe(role, rules, lang, reference) for role in roles.ROLES},
     }
 
 
 # ---------------------------------------------------------------------------- text rendering
-def _num(x: float) -> str:
+def _num(x: float, lang: str = "en") -> str:
     """Exact zeros print as 0 (the point of the lab); anything else shows its size."""
     if x == 0:
         return "0"
-    return f"{x:.4f}" if abs(x) >= 1e-3 else f"{x:.1e}"
+    return number(x, ".4f" if abs(x) >= 1e-3 else ".1e", lang)
 
 
-def _size(n_bytes: int) -> str:
-    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+def _size(n_bytes: int, lang: str = "en") -> str:
+    """Bytes in binary units, named as such (KiB, MiB, GiB: the formula counts powers of two)."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n_bytes >= scale:
-            return f"{n_bytes / scale:.1f} {unit}"
+            return f"{number(n_bytes / scale, '.1f', lang)} {unit}"
     return f"{n_bytes} B"
+
+
+def _fixed(x: float, lang: str, places: int = 2) -> str:
+    return number(x, f".{places}f", lang)
 
 
 def _side_by_side(left: str, right: str, gap: str = "   |   ") -> str:
@@ -354,127 +363,132 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> 
     return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
 
-def render_text(result: dict) -> str:
-    """The five steps of :func:`run_lab`'s result, readable in a terminal."""
+def render_text(result: dict, lang: str | None = None) -> str:
+    """The five steps of :func:`run_lab`'s result, readable in a terminal, in ``lang`` (default:
+    the language the result was made in)."""
+    lang = lang or result.get("lang", "en")
+
+    def t(key: str, **values: object) -> str:
+        return lab_text(key, lang, **values)
+
     m, tokens = result["model"], result["tokens"]
     n = len(tokens)
     shown = min(n, MAX_SHOWN_TOKENS)
-    cut = f"  (first {shown} of {n} tokens shown)" if shown < n else ""
+    cut = t("cut", shown=shown, n=n) if shown < n else ""
     att, leak, kv, st = result["attention"], result["leakage"], result["kv_cache"], result["kv_stability"]
     layer, head = att["layer"], att["head"]
     out: list[str] = []
 
-    out.append(f"Attention Lab — {m['name']}: {m['n_layer']} layers × {m['n_head']} heads, "
-               f"d = {m['n_embd']} (= {m['n_head']} × {m['head_dim']}), context {m['n_ctx']}")
+    out.append(t("title", name=m["name"], layers=m["n_layer"], heads=m["n_head"], d=m["n_embd"], d_k=m["head_dim"],
+                 ctx=m["n_ctx"]))
     ch = m["chapter"]
     if (m["n_embd"], m["n_head"]) == (ch["n_embd"], ch["n_head"]):
-        out.append(f"The chapter's numbers: d = {ch['n_embd']} split into {ch['n_head']} heads of {ch['head_dim']}.")
+        out.append(t("chapter.same", d=ch["n_embd"], heads=ch["n_head"], d_k=ch["head_dim"]))
     else:
-        out.append(f"The chapter's GPT-2 small splits d = {ch['n_embd']} into {ch['n_head']} heads of "
-                   f"{ch['head_dim']}; this model splits {m['n_embd']} into {m['n_head']} heads of {m['head_dim']}: "
-                   "the same rule, d = heads × d_k.")
-    bos = "after <|endoftext|>" if result["bos"] else "no <|endoftext|> prepended"
-    out.append(f"Text: {result['text']!r} -> {n} token{'s' if n != 1 else ''} ({bos}): {' | '.join(tokens)}")
+        out.append(t("chapter.other", d=ch["n_embd"], heads=ch["n_head"], d_k=ch["head_dim"], m_d=m["n_embd"],
+                     m_heads=m["n_head"], m_d_k=m["head_dim"]))
+    out.append(t("text", text=repr(result["text"]), n=n, bos=t("bos.yes" if result["bos"] else "bos.no"),
+                 tokens=" | ".join(tokens)))
 
-    out.append("\nStep 1 — the causal mask: row = query, column = key, \".\" = forbidden (the future)" + cut)
+    out.append("\n" + t("step1") + cut)
     out.append(analysis.ascii_mask(shown, tokens[:shown]))
 
-    out.append(f"\nStep 2 — layer {layer}, head {head}: causal | bidirectional (the same weights, mask removed)" + cut)
+    out.append("\n" + t("step2", layer=layer, head=head, model=m["name"]) + cut)
     causal_map = [r[:shown] for r in att["causal"][head][:shown]]
     bidir_map = [r[:shown] for r in att["bidirectional"][head][:shown]]
     out.append(_side_by_side(
         analysis.ascii_mask(shown, tokens[:shown], causal_map),
         analysis.ascii_mask(shown, tokens[:shown], bidir_map, causal=False),
     ))
-    out.append("Each row sums to 1. With the mask the upper triangle is exactly 0; without it, every token sees the future.")
-    out.append("\"Bidirectional\" here is this model's own weights run without the mask (no bidirectionally trained "
-               "model ships with the lab): it shows what the mask does. A real RoBERTa differs: it was trained "
-               "without the mask (filling in hidden words), so its heads learned to use the words on both sides; "
-               "these weights never saw the future during training.")
+    out.append(t("step2.rows"))
+    out.append(t("step2.bidirectional"))
+    out.extend(_mask_modes_table(result, t, lang))
 
     p = leak["position"]
-    out.append(f"\nStep 3 — leakage: position {p} {leak['original']!r} replaced by {leak['replacement']!r}; "
-               "relative change ‖h′ − h‖/‖h‖ of the final hidden state")
+    out.append("\n" + t("step3", p=p, original=repr(leak["original"]), replacement=repr(leak["replacement"])))
     rows = []
     for i in range(n):
-        mark = "<- edited" if i == p else ""
-        rows.append([str(i), tokens[i], _num(leak["causal"][i]), _num(leak["bidirectional"][i]), mark])
-    out.append(_table(["pos", "token", "causal", "bidirectional", ""], rows, "rlrrl"))
+        mark = t("step3.edited") if i == p else ""
+        rows.append([str(i), tokens[i], _num(leak["causal"][i], lang), _num(leak["bidirectional"][i], lang), mark])
+    out.append(_table([t("col.pos"), t("col.token"), t("col.causal"), t("col.bidirectional"), ""], rows, "rlrrl"))
     if p > 0:
-        verdict = "exactly 0" if leak["causal_max_before"] == 0 else f"up to {_num(leak['causal_max_before'])}"
-        out.append(f"Before position {p}: causal {verdict}; bidirectional up to {_num(leak['bidirectional_max_before'])}.")
+        before = leak["causal_max_before"]
+        verdict = t("step3.exactly_zero") if before == 0 else t("step3.up_to", x=_num(before, lang))
+        out.append(t("step3.before", p=p, causal=verdict, bidirectional=_num(leak["bidirectional_max_before"], lang)))
     else:
-        out.append("The edited token is the first one: there is no 'before' to protect.")
+        out.append(t("step3.first"))
 
-    rows_note = f" (query rows 1..{n - 1}; entropy in nats)" if n >= 2 else ""
-    out.append(f"\nStep 4 — portrait of layer {layer}'s heads{rows_note}")
+    out.append("\n" + t("step4", layer=layer, rows=t("step4.rows", last=n - 1) if n >= 2 else ""))
     heads = [h for h in result["heads"] if h["layer"] == layer]
     if heads:
+        summary = result["roles"]
+        names = {role: d["name"] for role, d in summary["descriptions"].items()}
         out.append(_table(
-            ["head", "roles", "mean dist", "entropy", "÷ uniform", "sink", "prev", "induction"],
-            [[str(h["head"]), ", ".join(h["roles"]) or "-", f"{h['mean_distance']:.2f}", f"{h['entropy']:.2f}",
-              f"{h['entropy_ratio']:.2f}", f"{h['sink_mass']:.2f}", f"{h['previous_token']:.2f}",
-              f"{h['induction']:.2f}"] for h in heads],
+            [t("col.head"), t("col.roles"), t("col.mean_distance"), t("col.entropy"), t("col.uniform"), t("col.sink"),
+             t("col.previous"), t("col.induction")],
+            [[str(h["head"]), ", ".join(names.get(r, r) for r in h["roles"]) or "-", _fixed(h["mean_distance"], lang),
+              _fixed(h["entropy"], lang), _fixed(h["entropy_ratio"], lang), _fixed(h["sink_mass"], lang),
+              _fixed(h["previous_token"], lang), _fixed(h["induction"], lang)] for h in heads],
             "rlrrrrrr",
         ))
-        summary = result["roles"]
         for role in roles.ROLES:
             out.append(f"- {summary['sentences'][role]}")
-        out.append("Rules: " + "; ".join(f"{d['name']}: {d['rule']}" for d in summary["descriptions"].values()) + ".")
-        out.append("The chapter's \"positional heads (distance ≈ 1)\" are the positional role; previous-token is "
-                   "stricter: a mean distance near 1 can also be a head split between the token itself and two back.")
+        out.append(t("step4.rules", rules="; ".join(f"{d['name']}: {d['rule']}" for d in summary["descriptions"].values())))
         ref = summary["induction_reference"]
-        out.append(f"Induction is measured on a random sequence repeated twice ({result['detectors']['induction_sequence_length']} "
-                   f"tokens): the most a head can score there is {ref['maximum']:.2f}, a head spreading evenly "
-                   f"scores {ref['uniform']:.2f}.")
+        out.append(t("step4.induction", n=result["detectors"]["induction_sequence_length"], maximum=ref["maximum"],
+                     uniform=ref["uniform"]))
     else:
-        out.append("(a portrait needs at least 2 tokens)")
+        out.append(t("step4.too_short"))
 
     km = kv["model"]
-    out.append(f"\nStep 5 — the KV cache: {kv['new_tokens']} new tokens, greedy, on {km['name']}")
+    out.append("\n" + t("step5", new=kv["new_tokens"], model=km["name"]))
     if km["random_weights"]:
         out.append(km["note"])
-    out.append(f"Timing: {kv['repetitions']} runs each way, with and without the cache alternating, after a warm-up; "
-               f"torch on {kv['threads']} thread{'s' if kv['threads'] != 1 else ''}; each position's fastest run (noise only ever adds time).")
+    out.append(t("step5.timing", reps=kv["repetitions"], threads=kv["threads"]))
     out.append(_table(
-        ["", "seconds", "tokens/s", "ms more per position"],
-        [["with cache", f"{kv['seconds_with_cache']:.3f}", f"{kv['tokens_per_second_with_cache']:.1f}",
-          f"{kv['slope_ms_with_cache']:.4f}"],
-         ["without cache", f"{kv['seconds_without_cache']:.3f}", f"{kv['tokens_per_second_without_cache']:.1f}",
-          f"{kv['slope_ms_without_cache']:.4f}"]],
+        ["", t("col.seconds"), t("col.tokens_per_s"), t("col.slope")],
+        [[t("step5.with"), _fixed(kv["seconds_with_cache"], lang, 3), _fixed(kv["tokens_per_second_with_cache"], lang, 1),
+          _fixed(kv["slope_ms_with_cache"], lang, 4)],
+         [t("step5.without"), _fixed(kv["seconds_without_cache"], lang, 3),
+          _fixed(kv["tokens_per_second_without_cache"], lang, 1), _fixed(kv["slope_ms_without_cache"], lang, 4)]],
         "lrrr",
     ))
-    same = "yes" if kv["identical"] else "NO"
     out.append(f"{kv['speedup_text']}")
     out.append(kv["growth_text"])
-    out.append(f"Identical tokens in both runs: {same}; the cache holds {kv['cache_positions']} positions = "
-               f"2 × {kv['n_layer']} × {kv['n_head']} × {kv['head_dim']} × {kv['cache_positions']} × 4 bytes = "
-               f"{_size(kv['cache_bytes'])}")
+    out.append(t("step5.identical", same=t("yes") if kv["identical"] else t("NO"), positions=kv["cache_positions"],
+                 layers=kv["n_layer"], heads=kv["n_head"], d_k=kv["head_dim"], size=_size(kv["cache_bytes"], lang)))
     generated = kv["generated_text"]
     generated = generated if len(generated) <= 160 else generated[:159] + "…"
-    out.append(f"Generated: {generated!r}")
-    out.append(f"Why the cache is valid: K and V of positions 0..{n - 1} with {st['appended']!r} appended, compared "
-               f"with {st['reference']!r} appended instead (both fully recomputed, in one batch; max relative "
-               "change per layer)")
+    out.append(t("step5.generated", text=repr(generated)))
+    out.append(t("step5.valid", last=n - 1, appended=repr(st["appended"]), reference=repr(st["reference"])))
     out.append(_table(
-        ["layer", "causal", "bidirectional", "n vs n+1"],
-        [[str(i), _num(c), _num(b), _num(d)] for i, (c, b, d) in
+        [t("col.layer"), t("col.causal"), t("col.bidirectional"), "n vs n+1"],
+        [[str(i), _num(c, lang), _num(b, lang), _num(d, lang)] for i, (c, b, d) in
          enumerate(zip(st["causal_max_per_layer"], st["bidirectional_max_per_layer"], st["n_vs_n_plus_1_max_per_layer"]))],
         "rrrr",
     ))
-    out.append("Layer 0's K and V see only their own token and position, so they agree in both modes; "
-               "from layer 1 on, without the mask, every earlier position hears about the new token.")
+    out.append(t("step5.layer0" if m["n_layer"] > 1 else "step5.layer0.single"))
     drift = max(st["n_vs_n_plus_1_max_per_layer"])
-    out.append(f"\"n vs n+1\": the same K and V computed from the {n} tokens alone and with {st['appended']!r} appended "
-               f"(causal): {_num(drift)}. " + ("Any difference there, typically ~1e-7, is floating-point rounding: "
-               "matrices of n and n+1 rows may be summed in a different order; it carries no information."
-               if drift else "Here even the rounding agreed; on other lengths or machines ~1e-7 can appear: "
-               "floating-point rounding from matrices of different shapes, not information."))
+    out.append(t("step5.drift", n=n, appended=repr(st["appended"]), drift=_num(drift, lang))
+               + t("step5.drift.rounding" if drift else "step5.drift.exact"))
 
-    out.extend(render_sections(result, shown))
+    out.extend(render_sections(result, shown, lang))
     if "steps" in result:
         out.extend(render_generation(result, _table))
 
-    out.append("\nShapes (layer 0; every layer has the same)")
-    out.append(_table(["tensor", "shape", ""], [[s["name"], str(tuple(s["shape"])), s["note"]] for s in result["shapes"]], "lrl"))
+    out.append("\n" + t("shapes"))
+    out.append(_table([t("col.tensor"), t("col.shape"), ""],
+                      [[s["name"], str(tuple(s["shape"])), s["note"]] for s in result["shapes"]], "lrl"))
     return "\n".join(out)
+
+
+def _mask_modes_table(result: dict, t: Callable[..., str], lang: str) -> list[str]:
+    """The chapter's "why −∞ and not zero?" as measured: each way of hiding the future, the
+    weight it leaves on the future, the leak it lets through and how far its rows are from 1."""
+    rows = [[t(f"modes.{r['mode']}"), _num(r["future_weight"], lang), _num(r["max_leak_before"], lang),
+             _num(r["max_row_sum_error"], lang)]
+            for r in result["mask_modes"]]
+    return ["\n" + t("modes", layer=result["attention"]["layer"]),
+            _table([t("modes.header.mode"), t("modes.header.future"), t("modes.header.leak"), t("modes.header.rows")],
+                   rows, "lrrr"),
+            t("modes.summary")]

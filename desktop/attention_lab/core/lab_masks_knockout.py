@@ -17,6 +17,8 @@ import torch
 
 from . import ablation, masks
 from .lens import GPT2Lens
+from .lab_texts import lab_text
+from .numbers import number
 
 MAP_DECIMALS = 6
 
@@ -114,35 +116,35 @@ def _rows(grid: list[list[int]], shown: int) -> list[str]:
     return ["".join("█" if v else "·" for v in row[:shown]) for row in grid[:shown]]
 
 
-def render_sections(result: dict, shown: int) -> list[str]:
-    """The mask designer's and the knockout's lines for ``render_text`` (first ``shown`` tokens)."""
+def render_sections(result: dict, shown: int, lang: str = "en") -> list[str]:
+    """The mask designer's and the knockout's lines for ``render_text`` (first ``shown`` tokens), in ``lang``."""
+
+    def t(key: str, **values: object) -> str:
+        return lab_text(key, lang, **values)
+
     out: list[str] = []
     v, m = result["verdicts"], result["mask_measurements"]
     n = len(result["mask"])
-    cut = f" (first {shown} of {n} tokens)" if shown < n else ""
-    out.append(f"\nMask designer — {result['mask_spec']}: the mask | reach after "
-               f"{result['model']['n_layer']} layers (█ = may look / can influence; row = query){cut}")
+    cut = t("designer.cut", shown=shown, n=n) if shown < n else ""
+    out.append("\n" + t("designer", mask=result["mask_spec"], layers=result["model"]["n_layer"], cut=cut))
     out.extend(f"{a}   |   {b}" for a, b in zip(_rows(result["mask"], shown), _rows(result["reach"], shown)))
-    yes = {True: "yes", False: "no"}
+    yes = {True: t("yes"), False: t("no")}
     leak = result["leakage_under_mask"]
-    out.append(f"Leaks the labels in parallel training: {yes[v['leaks_labels']]} (reach); measured by editing "
-               f"{len(m['probed_positions'])} positions: {yes[m['leaks_labels_measured']]}; measured grid equals "
-               f"reach: {yes[m['reach_confirmed']]}")
-    moved = "exactly 0" if m["kv_max_change"] == 0 else f"up to {m['kv_max_change']:.3g}"
-    out.append(f"KV cache valid: {yes[v['kv_cache_valid']]} (appending a token moved earlier K/V by {moved}; "
-               f"reach predicts {yes[m['kv_cache_valid_predicted']]}); positions the cache keeps per layer: "
-               f"{v['cache_positions_per_layer']}")
+    out.append(t("designer.leaks", reach=yes[v["leaks_labels"]], probed=len(m["probed_positions"]),
+                 measured=yes[m["leaks_labels_measured"]], confirmed=yes[m["reach_confirmed"]]))
+    moved = t("step3.exactly_zero") if m["kv_max_change"] == 0 else t("step3.up_to", x=number(m["kv_max_change"], ".3g", lang))
+    out.append(t("designer.kv", valid=yes[v["kv_cache_valid"]], moved=moved, predicted=yes[m["kv_cache_valid_predicted"]],
+                 positions=v["cache_positions_per_layer"]))
     changed = sum(1 for x in leak["final"] if x > 0)
-    out.append(f"The lab's edit under this mask moved {changed} position{'s' if changed != 1 else ''}; "
-               f"exactly the reach grid's: {yes[leak['changed_as_reach_predicts']]}")
+    out.append(t("designer.moved", changed=changed, same=yes[leak["changed_as_reach_predicts"]]))
     ab = result.get("ablation")
     if ab:
         heads = ", ".join(f"L{layer} H{head}" for layer, head in ab["heads"])
-        out.append(f"\nHead knockout ({ab['mode']}): {heads}; next token after position {ab['position']}")
+        out.append("\n" + t("knockout", mode=ab["mode"], heads=heads, position=ab["position"]))
         for name in ("before", "after"):
-            guesses = ", ".join(f"{g['token']!r} {g['p']:.3f}" for g in ab[f"top_{name}"])
-            out.append(f"  {name:<6} {guesses}")
+            guesses = ", ".join(f"{g['token']!r} {number(g['p'], '.3f', lang)}" for g in ab[f"top_{name}"])
+            out.append(f"  {t('knockout.' + name):<6} {guesses}")
         loss = ab["loss_before"]
         if loss is not None:
-            out.append(f"Mean next-token loss: {loss:.4f} -> {ab['loss_after']:.4f} nats")
+            out.append(t("knockout.loss", before=loss, after=ab["loss_after"]))
     return out

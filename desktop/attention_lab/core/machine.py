@@ -1,7 +1,7 @@
 """What machine a measurement ran on: its processor, cores and load.
 
 Stall and speed figures are only comparable on one machine: the same soak on two 2-core machines
-of this project measured 280 and 1 actions over 100 ms (issue 18), so every report says which
+of this project measured 280 and 1 actions over 100 ms, so every report says which
 processor it ran on.
 """
 

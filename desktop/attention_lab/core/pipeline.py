@@ -50,7 +50,7 @@ class AnalysisRequest:
     knockout_mode: str = "zero"  # "zero" or "mean" (core.lens.HeadAblation)
     # pixels across one head's map in the head grid: its long-text maps are max-pooled to
     # that here, on the worker (pooling them on the GUI thread was 15-25 ms of every long
-    # text's redraw, issue 19).  Not part of what the analysis means: a prefetched state
+    # text's redraw).  Not part of what the analysis means: a prefetched state
     # with another size is still the same analysis
     grid_pixels: int = field(default=PREVIEW_PIXELS, compare=False)
 

@@ -2,7 +2,7 @@
 
 Painting a plot needs the GUI thread; compressing the painted pixels does not, and it was most of
 the export: the head grid's 1376 × 894 picture took 7-11 ms to paint and 61-63 ms of the GUI
-thread's CPU to encode and write as a PNG (issue 18's ``export`` stalls).  This writes the same
+thread's CPU to encode and write as a PNG (the soak's ``export`` stalls).  This writes the same
 kind of file (8-bit RGBA, not interlaced) with ``zlib``, which lets other threads run while it
 compresses.
 """

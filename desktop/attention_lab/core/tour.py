@@ -70,7 +70,7 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("induction", None, "panel.head_grid", causal=True, open_head=True, repeated_text=True),
     # the Generate tab steps three tokens first: the benchmark then times the row-versus-triangle just watched
     TourStep("kvcache", 5, "panel.generate", offers_benchmark=True, generate_steps=3),
-    # beyond the chapter (issue 17): another mask, and a head taken out
+    # beyond the chapter: another mask, and a head taken out
     TourStep("mask_designer", None, "panel.mask_designer", designer_mask=f"window:{TOUR_WINDOW}"),
     TourStep("knockout", None, "panel.knockout"),
 )

@@ -63,7 +63,7 @@ PROMPT = "The big dog bit the mailman yesterday"
 MB = 1024 * 1024
 EDIT_SCALING_LENGTHS = (32, 128, 512, 1024)
 MEMORY_LENGTHS = (32, 1024)
-MEMORY_BUDGET_MB = {32: 600, 1024: 1500}  # issue 6: peak ≤ weights + this
+MEMORY_BUDGET_MB = {32: 600, 1024: 1500}  # the goal: peak ≤ weights + this, dropping what no panel shows
 
 
 class BenchError(Exception):
@@ -347,7 +347,7 @@ def _weight_read_floor(lens: GPT2Lens, tokens: int, reps: int) -> float:
     return statistics.median(times)
 
 
-KV_GOALS = {50: 2.0, 200: 4.0}  # issue 15: GPT-2 small's shapes, cache vs none, on a 2-core laptop-class CPU
+KV_GOALS = {50: 2.0, 200: 4.0}  # speedup goals on GPT-2 small's shapes, cache vs none, on a 2-core laptop-class CPU
 
 
 def bench_kv(bm: BenchModel, s: Settings) -> list[Row]:
@@ -382,7 +382,7 @@ def bench_kv(bm: BenchModel, s: Settings) -> list[Row]:
 
 # ---------------------------------------------------------------------------- subprocess rows
 def bench_head_ranking(bm: BenchModel, s: Settings) -> Row:
-    """Row ``rank_heads_32`` (issue 17): knock every head out alone on a 32-token text
+    """Row ``rank_heads_32``: knock every head out alone on a 32-token text
     (:func:`attention_lab.core.ablation.run_rank_heads`, L × H knockouts, Δ loss) vs one full
     analysis of that text per head -- the analysis's own pass, one lens forward returning the
     logits and every layer's attention, timed alternately with the ranking and multiplied by
@@ -467,7 +467,7 @@ def bench_startup(spec: str | None, label: str, s: Settings) -> list[Row]:
 
 
 #: (row id, probe phase, figure, goal in ms): a frame at 60 Hz is 16.7 ms, so 33 ms is two
-#: missed frames (issue 19); a context-long text and a tab's first opening get more
+#: missed frames, which still feels instant; a context-long text and a tab's first opening get more
 STALL_ROWS = (
     ("gui_stall_edit", "edit", "GUI thread: longest stall while an edit update runs", 33.0),
     ("gui_stall_first_open", "tabs", "GUI thread: longest stall opening a tab for the first time", 100.0),
@@ -476,7 +476,7 @@ STALL_ROWS = (
     # the tabs' panels are built in idle time after start-up (ui/idle_build.py): the work a first
     # opening no longer does happens there, once, and is held to a first opening's budget
     ("gui_stall_idle_build", "idle_build", "GUI thread: longest stall building the tabs' panels in idle time after start-up", 100.0),
-    # issue 17: ranking every head by knockout runs L × H forwards on the worker; the window
+    # ranking every head by knockout runs L × H forwards on the worker; the window
     # must stay responsive meanwhile (progress throttled, the map drawn once at the end)
     ("gui_stall_rank_heads", "rank_heads", "GUI thread: longest stall while every head is ranked by knockout (32 tokens)", 50.0),
     # generation one token at a time: each Next token's step computed on the worker, drawn here

@@ -1,4 +1,4 @@
-"""The soak with every garbage collection timed: where the collector stalls the window (issue 18).
+"""The soak with every garbage collection timed: where the collector stalls the window.
 
 ``python -m attention_lab.devtools.gc_timing SOAK-OPTIONS`` runs :mod:`attention_lab.devtools.soak` with
 the same options while ``gc.callbacks`` times each collection (the CPU time of the thread that

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 LONG_TEXT_TOKENS = 1024
-RANK_TOKENS = 32  # the head ranking's text (issue 17: GPT-2 small's shapes, 32 tokens)
+RANK_TOKENS = 32  # the head ranking's text (the bench's row: GPT-2 small's shapes, 32 tokens)
 PASSAGE = (
     "The big dog bit the mailman yesterday. A transformer reads the whole sentence at once, "
     "and every head of every layer decides where each word should look. "
@@ -342,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["kvbench"]["show_state_ms"] = panels.take()
             traced("kvbench")
 
-        # 2b) rank the heads from the knockout panel (L × H knockouts on the worker, issue 17)
+        # 2b) rank the heads from the knockout panel (L × H knockouts on the worker)
         if "rank_heads" in phases and "panel.knockout" in window.docks:
             ids = []
             while len(ids) < RANK_TOKENS:

@@ -16,7 +16,7 @@ Each window is opened as the app opens one (its tabs' panels built in idle time:
 :mod:`attention_lab.ui.idle_build`).  A new window's construction ("quit and start again")
 is start-up, which the bench's start-up row measures: its stalls are recorded apart
 (``startup_actions``, ``max_startup_stall_ms``), never hidden and never mixed with the stalls
-of a running window (``slowest_actions``, ``max_stall_ms``: issue 18's goal of none over
+of a running window (``slowest_actions``, ``max_stall_ms``: the goal is none over
 100 ms).  Every action's longest stall over ``TRACE_MS`` is put down to the handler that held
 the GUI thread and where its time went (:mod:`attention_lab.devtools.stall_trace`), with the GUI
 thread's CPU time in it: a stall mostly off the CPU is a busy machine, not the app.
@@ -48,7 +48,7 @@ repeat one action in a window and count what stays alive (``gc.get_objects()``: 
 top-level widgets such as pyqtgraph's parentless menus).  Thaw first (``gc.unfreeze()``): the
 app freezes every object the imports made (:mod:`attention_lab.ui.gc_pause`), and frozen objects
 are invisible to ``gc.get_objects()`` and ``gc.get_referrers()``: a model held by a module's dict
-or a class made before the freeze shows no holder at all.  Issue 18's drift was found this way:
+or a class made before the freeze shows no holder at all.  The soak's memory drift was found this way:
 every panel out of sight held its last state, and that state's model, after each model switch.
 """
 
@@ -93,7 +93,7 @@ MAX_PROBLEMS_KEPT = 20
 SLOWEST_KEPT = 15
 STARTUPS_KEPT = 15
 TRACE_MS = 50.0  # stalls longer than this are put down to their handler
-STALL_GOAL_MS = 100.0  # issue 18: no stall of a running window over this
+STALL_GOAL_MS = 100.0  # no stall of a running window over this: a learner would see it
 HOT_SPOTS_KEPT = 8  # the summary's count of over-goal actions per hot spot / per action: the top few
 NOT_TRACED = "not traced"  # an over-goal stall the tracer did not sample (shorter than its step)
 
@@ -187,7 +187,7 @@ def summarise(samples: list[dict], warmup_s: float) -> dict:
         "closed_windows_alive_max": max((s["windows_alive"] - 1 for s in samples if "windows_alive" in s), default=None),
         # the same drift of glibc's bytes in use (what the app holds live): a resident drift without
         # it is memory glibc keeps freed (up to core.heap's bound), which swung the resident size
-        # ±40-60 MB between 4-minute runs of the same actions (issue 18)
+        # ±40-60 MB between 4-minute runs of the same actions
         "live_heap_drift_after_warmup_mb": drift_of("heap_in_use_mb"),
         # the same of the main arena (the GUI thread: Qt, Python's larger objects) and of the other
         # threads' arenas (the workers: torch, the tokenizers): which side a live drift is on
@@ -259,7 +259,7 @@ def pixmap_cache_mb() -> dict[str, float]:
     """What Qt's QPixmapCache holds, measured by emptying it (so at the end of a run only): the live
     heap it frees, and its limit.  Qt's styles fill it with pixmaps drawn once per size of a frame,
     tab or button; it is Qt's, bounded by its limit (10 MB by default), and grows over a soak as the
-    learner resizes the window and its docks (issue 18)."""
+    learner resizes the window and its docks."""
     from PySide6.QtGui import QPixmapCache
 
     def live_mb() -> float | None:  # a large pixmap is in the heap or, while glibc's threshold is low, mapped
@@ -435,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             beat.reset()  # this action's own longest stall
             tracer.take()
             # the count, not the window: a closed window held here until the next step was not freed
-            # by the new window's first collection but by the next model switch's (issue 18's
+            # by the new window's first collection but by the next model switch's (the soak's
             # load_model stalls: 8,000 objects of a closed window freed in a running window's turn)
             restarts_before = driver.restarts
             try:

@@ -210,7 +210,7 @@ class Docks:
     def as_last_reset_left_it(self, panel_of: Callable[[PanelId], QWidget]) -> bool:
         """Whether the window is still as the last Reset layout left it: a Reset now would re-apply the
         same places and sizes, and its paint hold alone repaints every dock (turning updates back on
-        updates the whole widget): ~130 paint events and 30-100 ms of GUI CPU for nothing (issue 18)."""
+        updates the whole widget): ~130 paint events and 30-100 ms of GUI CPU for nothing."""
         return self._after_reset is not None and self._reset_key(panel_of) == self._after_reset
 
     def _refit_strip(self, panel_of: Callable[[PanelId], QWidget]) -> None:
@@ -240,7 +240,7 @@ class Docks:
         Qt lays out only the tab in sight: a dock behind it keeps the size it had when it was added
         (566 × 312 in a 1600 × 1000 window; the KV panel's 100 × 30) and gets its real size when its tab
         is first opened.  A panel built and drawn there in idle time was then laid out again, its plots
-        resized and their axes drawn anew, in the turn of that first opening (the Mask panel's, issue 19).
+        resized and their axes drawn anew, in the turn of that first opening (the Mask panel's longest stall).
         Qt keeps the size it is given here (it only moves a dock behind a tab out of the window)."""
         dock = self.docks[pid]
         if dock.isFloating() or not out_of_sight(pid):

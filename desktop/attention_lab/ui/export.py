@@ -5,7 +5,7 @@ Plots take a scene item (a PlotItem, a GraphicsLayout) or a whole ``GraphicsScen
 rendered by pyqtgraph's exporter at twice the on-screen size so it stays sharp on slides, and the
 window's File › Export has its pixels encoded and written on the worker
 (:func:`attention_lab.core.png_file.write_png`: the encoding was ~85 % of a PNG export's time on the
-GUI thread, issue 18).  SVG is
+GUI thread, a stall of the soak's exports).  SVG is
 drawn in one pass by Qt's SVG generator (pyqtgraph's exporter draws and re-parses each item: ~100 ms
 of the GUI thread for the head grid), pyqtgraph's exporter only for a plot inside a layout.  CSV is
 written by :mod:`attention_lab.core.csv_table` (Qt-free) through the session's

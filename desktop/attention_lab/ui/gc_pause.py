@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector kept from stalling the window (issues 19 and 18).
+"""Python's cyclic garbage collector kept from stalling the window or growing its memory.
 
 A full collection walks every object the process tracks, and its cost grows with their number.
 Two tiers keep that number small where it matters:
@@ -15,10 +15,10 @@ Two tiers keep that number small where it matters:
   collection took 3-35 ms of GUI-thread CPU, most of it freeing the closed window; the whole
   switch with the heap's trim a median 41 ms, where the thaw-and-collect below took 140 ms.
 
-Issue 19 froze everything once the first analysis was drawn, windows and models with the
+An earlier version froze everything once the first analysis was drawn, windows and models with the
 imports; CPython has one frozen generation (``gc.unfreeze`` thaws all of it), so freeing an
 old window's cycles meant thawing and collecting the imports too: 330-470 ms of the GUI thread
-on each of ~600 model loads and new windows in the 30-minute soak (issue 18).  Leaving the
+on each of ~600 model loads and new windows in the 30-minute soak.  Leaving the
 windows frozen instead kept each one with its cycles for good (444 MB → 6.9 GB in 30 minutes,
 ``tests/ui/test_window_memory.py``).
 """
@@ -56,7 +56,7 @@ def collect_on_switch(key: object) -> bool:
     model's), so a new window on the same cached model collects too: the closed window's cycles
     are freed.  The collection walks only what :func:`freeze_imports` left in sight.  The heap is
     handed back by :func:`trim_after_switch`, in a turn of the event loop of its own: the two in one
-    turn held the GUI thread ~120 ms (the soak's model loads, issue 18)."""
+    turn held the GUI thread ~120 ms (the soak's model loads)."""
     global _drawn_key, _trim_due
     previous, _drawn_key = _drawn_key, key
     if previous is None or previous == key:
@@ -70,7 +70,7 @@ def trim_after_switch() -> bool:
     """Hand the C heap's free pages back after a switch's collection (True when one was due).
 
     What the collection (and the earlier window or model) freed is mostly holes in the C heap
-    that glibc keeps: handed back, or the resident size only grows (issue 18)."""
+    that glibc keeps: handed back, or the resident size only grows."""
     global _trim_due
     if not _trim_due:
         return False

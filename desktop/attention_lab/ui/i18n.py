@@ -38,7 +38,7 @@ class _QuietQtBroadcast(QObject):
     Installing or removing a QTranslator sends ``LanguageChange`` to the application, which
     posts it to every top-level widget, and each widget hands it to all its children and
     repaints: 2,500-4,400 events and a repaint of the whole window (every plot with it) per
-    switch, before any panel took its new words (issue 18's ``set_language`` stalls: the
+    switch, before any panel took its new words (the soak's ``set_language`` stalls: the
     switch's first turn took 39 ms of the GUI thread's CPU with it, 20 ms without, medians of
     16 switches at 1400×900 on a loaded 2-core machine).  No widget the app has needs it: the app's own words follow
     :attr:`_Translator.language_changed`, and Qt's words (a dialog's standard buttons, a text
@@ -59,7 +59,7 @@ class _Translator(QObject):
         self._qt_words: QTranslator | None = None  # installed in the application now
         #: each language's Qt words, loaded once: a learner switching back and forth re-uses them
         #: (a new QTranslator per switch stayed a child of this object for good, each with its
-        #: 290 KB catalogue: issue 18's soak switched language ~275 times in 30 minutes)
+        #: 290 KB catalogue: the soak switched language ~275 times in 30 minutes)
         self._qt_words_loaded: dict[str, QTranslator | None] = {}
         self._quiet = _QuietQtBroadcast(self)
 

@@ -3,7 +3,7 @@
 The window builds only the panels in sight with itself (``docks.FIRST_VIEW_PANELS``): the
 others cost 0.16 s of every start-up.  Built when their tab was first clicked, they made
 that click wait 0.2-0.5 s (the KV-cache panel's construction, the mask's first drawing:
-measured with the perf probe, issue 19).  Here, once the first analysis is on screen, a
+measured with the perf probe).  Here, once the first analysis is on screen, a
 timer builds one such panel per turn of the event loop, shows it (in its dock behind a tab:
 polished and laid out, out of sight) on the next turn, draws the newest analysis into it on
 the turn after, then, one per turn, the parts the panel left for later
@@ -118,7 +118,7 @@ class IdleBuilder(QObject):
         for pid in FIRST_VIEW_PANELS:
             # the parts of the panels in sight first: one click away (the head grid's "one head"
             # tab), while a hidden panel is a tab and a click away; last in line, the soak's
-            # learner opened that tab before they were built, 45-150 ms of CPU (issue 18)
+            # learner opened that tab before they were built, 45-150 ms of CPU
             panel = window.built_panel(pid)
             if panel is not None and panel.build_later_part():
                 self.steps.append(("part", pid))
@@ -148,7 +148,7 @@ def paint_off_screen(panel) -> None:
     pyqtgraph measures an axis' tick labels only when it paints them, then gives the axis the width
     they need: a panel's first paint re-laid its plots out (each one's left axis 53 → 42 px wide,
     the mask's token axis wider), so its tab's first opening painted every plot twice (the Mask
-    panel's: three plots, ~30 ms of CPU more in that turn; issue 19).  Painted here, the axes have
+    panel's: three plots, ~30 ms of CPU more in that turn).  Painted here, the axes have
     their widths, and the layout they ask for is done in the turns after this one, all out of sight."""
     panel.grab()
 

@@ -136,8 +136,8 @@ class MainWindow(QMainWindow):
             self.retranslate()
         self._restore_settings()
         self._warn_about_settings()
-        importlib.import_module("attention_lab.ui.tour").install_tour(self)  # the guided Lab tour (issue 8)
-        importlib.import_module("attention_lab.ui.first_run").install_first_run_offer(self)  # real GPT-2 (issue 20)
+        importlib.import_module("attention_lab.ui.tour").install_tour(self)  # the lab's five steps as a path
+        importlib.import_module("attention_lab.ui.first_run").install_first_run_offer(self)  # real GPT-2, offered once
         if autostart and self._startup_spec is not None and self.session.model is None:
             self.statusBar().showMessage(tr("status.loading", spec=self._startup_spec))
 

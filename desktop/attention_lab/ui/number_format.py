@@ -143,7 +143,7 @@ def follow_language(widget) -> None:
         for item in view.scene().items() if view.scene() is not None else ():
             # only an axis that writes its own numbers: one given its ticks (a map's tokens, its
             # layers) has the panel's words, set again by its re-wording, and drawing it anew
-            # (pyqtgraph's generateDrawSpecs, in Python) was a hot spot of the switch (issue 18)
+            # (pyqtgraph's generateDrawSpecs, in Python) was a hot spot of the language switch
             if isinstance(item, pg.AxisItem) and item._tickLevels is None and item.picture is not None:
                 # an axis whose ticks are whole numbers ("0", "1", "12") writes them alike in both
                 # languages: its drawing kept (an axis with grid lines repaints its whole plot).  The

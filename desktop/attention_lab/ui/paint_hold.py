@@ -1,4 +1,4 @@
-"""One paint of the docks after a burst of relayout, not one per pass (issue 18).
+"""One paint of the docks after a burst of relayout, not one per pass (the soak's resize stalls).
 
 A resize or Reset layout relays the window out over several turns of the event loop: the docks first, then pyqtgraph's layouts (posted), then the head grid's height for
 its new width, then the scroll areas around the panels.  Qt painted every dock after each

@@ -15,7 +15,7 @@ freed in a correct program, so this changes nothing else.
 **A timer's callable outlives its context** (:func:`call_later`).  ``QTimer.singleShot(ms,
 context, fn)`` keeps ``fn`` for good when ``context`` is deleted before the timer fires (measured: a
 bound method and a lambda alike; once fired, it is freed).  A window closed
-with such a call on its way stayed in memory with everything ``fn`` reaches: issue 18's soak kept
+with such a call on its way stayed in memory with everything ``fn`` reaches: the 30-minute soak kept
 one closed window from minute 8 to the end (a resize's paint-hold check, due on the next turn,
 when the window was quit).
 """
@@ -70,8 +70,8 @@ def call_after_posted_work(context: QObject, fn: Callable[[], object]) -> None:
 
     A 0 ms call is posted behind that work but runs in the same pass over posted events, before
     the paint it follows; a 1 ms timer started from it fires in a later turn, after the paint and
-    after the timers already due (input, the perf probe's heartbeat): issue 19's redraw steps,
-    issue 18's tour steps and enlarged head.  Dropped, and freed, if ``context`` goes first."""
+    after the timers already due (input, the perf probe's heartbeat): the panels' redraw steps,
+    the tour's steps and the enlarged head.  Dropped, and freed, if ``context`` goes first."""
     call_later(0, context, lambda: call_later(1, context, fn))
 
 

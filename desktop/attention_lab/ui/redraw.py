@@ -37,7 +37,7 @@ def let_go_of_older_state(panel: Panel, state) -> None:
 
     Kept, each panel out of sight held the analysis it last showed, a long text's attention maps
     with it (the demo at 256 tokens: 7 MB; GPT-2 small at 1,024: ~100 MB), after the text in sight
-    had moved on (issue 18's drift), and after a model switch that state's model (weights,
+    had moved on (the soak's memory drift), and after a model switch that state's model (weights,
     tokenizer: 500 MB for GPT-2 small; 4 hidden panels held 4 old demo models after 24 switches).
     What it drew stays on screen until then: nobody sees it."""
     if getattr(panel, "state", None) is not None and panel.state is not state:

@@ -7,7 +7,7 @@ UpdateRequest)``): the window's whole dirty region -- every dock a relayout touc
 that view -- is painted inside the scene's call, once per scene per pass.  A turn that changes
 several views, or lays a plot out over a few passes, painted the window several times over: 5-8
 whole-window paints in the leakage panel's turn of a language switch, 60 of its 80-105 ms of GUI
-CPU (issue 18's soak, ``Qt C++ (layout, painting...)`` in its slow actions).
+CPU (the 30-minute soak, ``Qt C++ (layout, painting...)`` in its slow actions).
 
 :class:`ScenePaints` watches the scenes' queued calls and the window's update requests: a
 request that arrives after a scene's call began is held, and the window is painted once, by a

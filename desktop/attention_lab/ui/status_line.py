@@ -92,7 +92,7 @@ class StatusLine:
                 self.tokens.setText(tr("status.tokens", n=state.n_tokens))
             mode = tr("status.mode_causal" if state.causal else "status.mode_bidirectional")
             spec = state.extras.get("mask_spec", "causal")
-            if state.causal and spec != "causal":  # the mask designer's (issue 17)
+            if state.causal and spec != "causal":  # the mask designer's
                 mode = tr("status.mode_designed", spec=spec)
             knocked = len(state.extras.get("knockout", ()))
             if knocked:

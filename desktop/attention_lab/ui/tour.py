@@ -414,7 +414,7 @@ class TourDock(QDockWidget):
     def _enter_step_after_paint(self) -> None:
         """Set the step up (its panel brought forward, a view opened, a mode picked) once the window
         has laid out and painted the tour's dock and words, in a turn of its own: both in one turn held
-        the GUI thread 80-130 ms in issue 18's soak (the first opening or step in a new window)."""
+        the GUI thread 80-130 ms in the 30-minute soak (the first opening or step in a new window)."""
         self._entry_pending = True
         call_after_posted_work(self, self._enter_pending_step)  # behind the dock's layout and paint
 

@@ -67,8 +67,8 @@ def _hand_the_gil_back_sooner() -> None:
     (each item's ``paint``, ``boundingRect``...); while the worker runs Python between torch
     ops (the KV benchmark, token by token) each of those waited up to the switch interval.
     With 5 ms, a live plot's repaint during a benchmark was mostly waiting: 60-120 ms stalls,
-    half of them off the CPU; with 1 ms, 50-75 ms (perf probe, demo model, 2 busy cores;
-    issue 19).  Only ever lowered: a caller that chose less keeps it."""
+    half of them off the CPU; with 1 ms, 50-75 ms (perf probe, demo model, 2 busy
+    cores).  Only ever lowered: a caller that chose less keeps it."""
     sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
 
 
@@ -108,8 +108,8 @@ class Job:
         A finished job outlives its run: the session keeps its last analysis, KV and ranking
         jobs to ask whether they are done, and the worker its last one until the next arrives.
         Their arguments are a model's lens and tokenizer, a state, a text's ids; the callbacks'
-        closures hold the same.  Kept, they kept a model switched away from alive (issue 18:
-        the soak's drift); ``done``, ``kind`` and the cancel flags are all that is read later."""
+        closures hold the same.  Kept, they kept a model switched away from alive (the
+        soak's memory drift); ``done``, ``kind`` and the cancel flags are all that is read later."""
         self.fn = None
         self.args = ()
         self.kwargs = {}
@@ -314,7 +314,7 @@ class InferenceWorker(QObject):
                 # not kept while waiting for the next job: its arguments (a model, a state) with it
                 del job
             # the job's tensors are freed and its result is on its way: trim here, not on the
-            # GUI thread, when glibc keeps too much of what they freed (issue 18, core.heap)
+            # GUI thread, when glibc keeps too much of what they freed (core.heap)
             KEPT_HEAP.after_job()
 
     def _run(self, job: Job) -> None:

@@ -25,8 +25,7 @@ from attention_lab.ui.qt_compat import call_later
 #: the layout and paint that drawing queued are done (they run on the next turn of the event
 #: loop, before any timer this long).  Asked at once, the worker's model passes held the GIL
 #: all through that paint (hundreds of Python calls back from Qt, each waiting its turn): the
-#: Mask tab opened after an edit stalled 130-150 ms for ~40 ms of the GUI thread's own work
-#: (issue 19).
+#: Mask tab opened after an edit stalled 130-150 ms for ~40 ms of the GUI thread's own work.
 ASK_AFTER_PAINT_MS = 40
 
 
@@ -84,7 +83,7 @@ class Panel(QWidget):
         if self.isWindow() and self.isHidden() and self.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide):
             # closed, maybe on its way to deletion with its plots: re-worded then, its legend's anchor
             # reached a ViewBox already deleted ("Internal C++ object (ViewBox) already deleted",
-            # pyqtgraph's GraphicsWidgetAnchor, in a later test's switch: issue 18)
+            # pyqtgraph's GraphicsWidgetAnchor, in a later test's switch)
             self._closed_through_a_switch = True
             return
         self.follow_language()
@@ -160,7 +159,7 @@ class Panel(QWidget):
         By name, through the meta-object: PySide6 6.12's ``QMetaMethod.fromSignal(self.x)``
         keeps a reference to ``self`` on every call, so a panel that asked once was never
         freed, nor the window around it (+22 MB per closed window; the soak's memory grew
-        without bound: issue 18)."""
+        without bound)."""
         meta = self.metaObject()
         for index in range(meta.methodCount()):
             method = meta.method(index)

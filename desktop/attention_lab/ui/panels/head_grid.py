@@ -112,7 +112,7 @@ class HeadGridPanel(Panel):
     panel_id = PanelId.HEAD_GRID
     title_key = "head_grid.title"
     # its height is the one at which its maps fill its width: a scroll bar coming and going took
-    # 14 px of that width and changed the height in turn (598 → 645 → 634 px at 1400×900, issue 18)
+    # 14 px of that width and changed the height in turn (598 → 645 → 634 px at 1400×900)
     keeps_scroll_bar_room = True
 
     layer_requested = Signal(int)
@@ -291,7 +291,7 @@ class HeadGridPanel(Panel):
         """A language switch with the grid in sight: its heads' titles and its axes' names take the new
         words, its maps and token labels stay (no word of the interface); the other tabs are drawn, in the
         new words, when opened.  False (nothing done) when another tab is in sight or the grid is not drawn.
-        Drawing the grid again was most of the panel's re-wording turn (issue 18: ~25 of ~40 ms of the GUI
+        Drawing the grid again was most of the panel's re-wording turn (~25 of ~40 ms of the GUI
         thread at 1900×1150, measured on a loaded machine)."""
         geometry = self.mosaic.geometry
         if self.tabs.currentIndex() != 0 or 0 in self._stale or geometry is None:
@@ -348,7 +348,7 @@ class HeadGridPanel(Panel):
 
         A new text's labels (the axes' text laid out again: ~80 labels for 250 tokens, half the
         grid's repaint) and its maps (the mosaic composed, coloured and drawn) painted in one turn
-        were the long text's longest stall (issue 19).  Labels placed for another shape of mosaic
+        were the long text's longest stall.  Labels placed for another shape of mosaic
         are taken off in the first turn, none left on the wrong cell; an edit's stay where they are
         (the edited token's label follows one turn later)."""
         if self.tabs.currentIndex() != 0:
@@ -363,7 +363,7 @@ class HeadGridPanel(Panel):
             self._labels_later = False
 
     def _label_mask_button(self) -> None:
-        """"With the mask" names the mask designer's mask when it is not GPT-2's (issue 17)."""
+        """"With the mask" names the mask designer's mask when it is not GPT-2's."""
         spec = self.state.extras.get("mask_spec", "causal") if self.state is not None else "causal"
         self.causal.setText(tr("head_grid.causal") if spec == "causal" else tr("head_grid.designed", spec=spec))
 
@@ -467,7 +467,7 @@ class HeadGridPanel(Panel):
         self.mosaic.show_mosaic(compose(maps, geometry), geometry, self.bar.levels())
         width, height = geometry.extent()
         if state.causal:
-            # the causal triangle, or the designer's mask's own forbidden cells (issue 17)
+            # the causal triangle, or the designer's mask's own forbidden cells
             hatching = mosaic_overlay(geometry, masked_overlay(state, geometry.pixels, pool))
             if self.mosaic_overlay.image is not hatching:
                 self.mosaic_overlay.setImage(hatching, autoLevels=False)
@@ -580,7 +580,7 @@ class HeadGridPanel(Panel):
     def build_later_part(self) -> bool:
         """The enlarged head's plots and colour bar, one per idle turn, before the "one head" tab
         is first opened: made on that click they held it 45-150 ms of CPU (two PlotItems and a
-        ColorBarItem, whose own view box builds a menu; the soak's ``set_head`` stalls, issue 18)."""
+        ColorBarItem, whose own view box builds a menu; the soak's ``set_head`` stalls)."""
         return self._build_head_part(HEAD_COLUMNS_MAX)
 
     def _build_head_part(self, columns: int) -> bool:
@@ -600,7 +600,7 @@ class HeadGridPanel(Panel):
     def _build_head_later(self, columns: int) -> None:
         """The "one head" tab opened before idle time made its parts (a learner in a new window):
         one part on this turn, the next on the following one, drawn once all are made.  All in the
-        click's turn held the GUI thread 100-180 ms of CPU (the soak's ``set_head``, issue 18)."""
+        click's turn held the GUI thread 100-180 ms of CPU (the soak's ``set_head``)."""
         self._build_head_part(columns)
         if not self._head_part_posted:
             self._head_part_posted = True
@@ -652,7 +652,7 @@ class HeadGridPanel(Panel):
         for plot, *_rest in self._head_plot_pool[count:]:
             # a plot out of the layout stays in the scene, under a hidden item: taken out of the scene,
             # PySide kept its wrapper alive for good (it had passed to Qt), and through its map's hover
-            # callback the panel and the whole window with it after the window closed (issue 18's soak:
+            # callback the panel and the whole window with it after the window closed (the 30-minute soak:
             # 40-70 MB of plots and analyses per closed window, ~135 MB in 30 minutes)
             plot.setParentItem(self._head_park)
         layout.addItem(self._head_bar, row=0, col=count)

@@ -197,7 +197,7 @@ def reserve_tick_text_height(axis: pg.AxisItem) -> None:
     pyqtgraph measures an axis' tick text only when it first paints it, and then grows the
     axis to fit: the head grid's bottom axis went 19.6 → 28.9 px at its first paint, so the
     grid's maps lost 9 px, the grid asked its dock for 9 px more, and the dock was laid out
-    and painted once more after the first show and after a resize (issue 18).  The line is
+    and painted once more after the first show and after a resize.  The line is
     measured as pyqtgraph measures it (a QPicture painter's text rectangle, × 0.8), in the
     axis' own tick font, so the text gets the room it would have got; the axis' label is
     added on top by pyqtgraph when shown, as before."""

@@ -1,4 +1,4 @@
-"""Head knockout (issue 17): take heads out before W^O and watch the prediction change.
+"""Head knockout: take heads out before W^O and watch the prediction change.
 
 The learner clicks heads in a layers × heads map (or Shift+clicks one in the head grid);
 the set and the mode (zero / mean) go to the session as :attr:`KnockoutPanel.knockout_chosen`,

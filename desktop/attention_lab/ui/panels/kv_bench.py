@@ -155,7 +155,7 @@ class KVBenchPanel(Panel):
         self._fit_timer.setInterval(FIT_AFTER_MS)
         self._fit_timer.timeout.connect(self._fit_time_axis)
         # then its dots, in a turn of their own: with the new axis in the same turn (the curves' 2 × N
-        # dots made, the whole plot repainted) it was the longest turn of a run (issue 19)
+        # dots made, the whole plot repainted) it was the longest turn of a run
         self._dots_timer = QTimer(self)
         self._dots_timer.setSingleShot(True)
         self._dots_timer.setInterval(FIT_AFTER_MS)
@@ -229,10 +229,10 @@ class KVBenchPanel(Panel):
         self.progress.setTextVisible(True)
         self.message = QLabel(tab)
         self.message.setWordWrap(True)
-        # its lines reserved: "Press Run to measure." cleared at a run's start re-laid the panel out (issue 19)
+        # its lines reserved: "Press Run to measure." cleared at a run's start re-laid the panel out
         _reserve_lines(self.message, MESSAGE_LINES)
         # the controls in a column beside the curves, not in rows above them: on a 1366x768 laptop
-        # the rows pushed the curves below the dock's fold (issue 14)
+        # the rows pushed the curves below the dock's fold
         controls = QFormLayout()
         controls.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         controls.addRow(self.new_tokens_label, self.new_tokens)
@@ -263,7 +263,7 @@ class KVBenchPanel(Panel):
                                                              brush=pg.mkBrush(legend_background))
         # one-pixel lines: Qt's raster engine strokes a wider antialiased line through its slow
         # general path; at width 2 the two live curves were half of each live repaint (30 ms
-        # against 16 ms at width 1, measured on 2 busy cores; issue 19).  Dots mark the tokens of a
+        # against 16 ms at width 1, measured on 2 busy cores).  Dots mark the tokens of a
         # finished run (_show_token_dots).
         self.curve_with = self.plot.plot([], [], pen=pg.mkPen(WITH_COLOUR, width=LIVE_PEN_WIDTH), symbol="o",
                                          symbolSize=4, symbolBrush=WITH_COLOUR, symbolPen=None)
@@ -274,11 +274,11 @@ class KVBenchPanel(Panel):
         self.fit_without = self.plot.plot([], [], pen=pg.mkPen(WITHOUT_COLOUR, width=2, style=Qt.PenStyle.DashLine))
         # the ranges are set by the panel (the run's tokens; a time ceiling that only grows in
         # 1-2-5 steps): auto-range re-measured both curves and relaid both axes on each
-        # live redraw, the bulk of the window's stall while a benchmark ran (issue 19)
+        # live redraw, the bulk of the window's stall while a benchmark ran
         self.plot.getPlotItem().getViewBox().disableAutoRange()
         # the time axis keeps the width it has (pyqtgraph's first 30 px hold "1000" and "0.05"): each
         # new ceiling of a run's curves has labels of another width ("5" after "0.5", "20" after "8"),
-        # and an axis that narrowed to them re-laid the plot out and painted it whole again (issue 19)
+        # and an axis that narrowed to them re-laid the plot out and painted it whole again
         self.plot.getPlotItem().getAxis("left").setStyle(autoReduceTextSpace=False)
 
         self.results_box = QGroupBox(tab)
@@ -291,7 +291,7 @@ class KVBenchPanel(Panel):
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             form.addRow(name, value)
             # a result's sentences have their room before the first run: lines that appeared with
-            # it shrank the generated text's box, a relayout in the result's turn (issue 19)
+            # it shrank the generated text's box, a relayout in the result's turn
             _reserve_lines(value, RESULT_LINES.get(key, 1))
             self._result_labels[key] = value
             self._result_names[key] = name
@@ -576,7 +576,7 @@ class KVBenchPanel(Panel):
 
         ``QProgressBar.setValue`` repaints at once (synchronously), the bar and the part of every
         parent behind it: 2-3 ms of the GUI thread per live redraw, in a turn of its own before the
-        plot's (issue 19).  With updates off while both are set, the bar is only marked dirty."""
+        plot's.  With updates off while both are set, the bar is only marked dirty."""
         bar = self.progress
         bar.setUpdatesEnabled(False)
         try:
@@ -600,13 +600,13 @@ class KVBenchPanel(Panel):
         if self._running or not fit_time_axis:
             # while it runs the time axis only grows: each repetition starts its curves again from
             # nothing, and a ceiling that followed them fell and rose 2-3 times a repetition, each
-            # time new ticks and a repaint of the whole plot (10-20 ms of the GUI thread; issue 19)
+            # time new ticks and a repaint of the whole plot (10-20 ms of the GUI thread)
             top = self._live_top_ms = max(self._live_top_ms, top)
         tokens = self.progress.maximum() // (2 * self.repetitions.value()) if self._running else max(map(len, self._live.values()))
         # the time axis starts at 0: a flat line must not look like a slope because of the zoom.  A run
         # that has timed nothing yet leaves it as it is: set to its empty curves' 0.001 ms, it had new
         # ticks (and wider labels) and the whole plot repainted in the run's first turn, then again at
-        # its first token's time (issue 19)
+        # its first token's time
         times = (0, time_ceiling(top * 1.08)) if top > 0 or not self._running else None
         set_view_range(self.plot, (start - 0.5, start + max(1, tokens) - 0.5), times)
         if self._live_text_ids != self._generated_shown:  # the text box re-lays its HTML out on each set
@@ -628,7 +628,7 @@ class KVBenchPanel(Panel):
     def _show_token_dots(self, shown: bool) -> None:
         """A dot on each token of the curves: on a finished run's, not on the live ones.  Each
         live redraw rebuilt every dot of both curves (pyqtgraph's scatter re-renders all its
-        points on setData) and painted them: more than half of a redraw's 8-10 ms (issue 19)."""
+        points on setData) and painted them: more than half of a redraw's 8-10 ms."""
         symbol = "o" if shown else None
         for curve in (self.curve_with, self.curve_without):
             if curve.opts["symbol"] != symbol:
@@ -664,7 +664,7 @@ class KVBenchPanel(Panel):
         self._set_progress(self.progress.maximum(), "%p%")
         # the curves at once, on the axis they grew; the axis fitted to them in the next turn: a new
         # range (ticks, grid, the whole plot repainted) on top of the results' texts and their layout
-        # made this the longest turn of a run (issue 19)
+        # made this the longest turn of a run
         self._draw_live(fit_time_axis=False)
         self._let_go_of_tokenizer()  # (the text was written out by the run's last steps, or just now)
         self._fit_timer.start()
@@ -712,7 +712,7 @@ class KVBenchPanel(Panel):
     def _frame_next_run(self) -> None:
         """Before any run, the plot's token axis spans the positions the next run will fill, so
         starting it changes no range: the first run's start had new ticks on both axes and the whole
-        plot repainted, its longest turn (issue 19).  A finished run's curves keep their own axis."""
+        plot repainted, its longest turn.  A finished run's curves keep their own axis."""
         if self._running or self._result is not None or self.state is None:
             return
         start, tokens = self.state.n_tokens, min(self.new_tokens.value(), self.new_tokens.maximum())
@@ -830,7 +830,7 @@ class KVBenchPanel(Panel):
         """A run that is over and whose text is written out needs its model's tokenizer no more.
 
         Kept, it kept the tokenizer of the model the last run timed after a switch to another
-        (issue 18's drift); the text box keeps what it shows, and the next run brings its own."""
+        (the soak's memory drift); the text box keeps what it shows, and the next run brings its own."""
         bench = self._bench
         if (not self._running and bench is not None and bench.tokenizer is not None
                 and self._live_text_ids == self._generated_shown):

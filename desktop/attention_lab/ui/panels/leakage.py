@@ -199,7 +199,7 @@ class LeakagePanel(Panel):
         for causal, (plot, _, _) in self._heat.items():
             set_title(plot, tr("leakage.causal" if causal else "leakage.bidirectional"), size="9pt")
             set_axis_label(plot, "left", tr("leakage.layer_axis"))
-        self.hover.setText(self.hover_text)
+        self._show_hover("")  # its words were the last language's; the next pointer move words it again
         if self.state is not None:
             self._reword(self.state)
         else:
@@ -208,7 +208,7 @@ class LeakagePanel(Panel):
     def _reword(self, state) -> None:
         """The words of what is drawn, in the current language: the bars and the maps stay (a
         language changes no number; their axes' numbers follow through ``Panel.follow_language``).
-        Drawing them again on a switch was half of the panel's re-wording turn (issue 18)."""
+        Drawing them again on a switch was half of the panel's re-wording turn."""
         self.token_label.setText(tr("leakage.replace", token=state.tokens[state.position]))
         self._fill_replacements()  # each guess's probability, in the language's number format
         self._fill_at(state.model.lens.config.n_layer)
@@ -225,7 +225,7 @@ class LeakagePanel(Panel):
 
     def redraw_steps(self, state) -> list:
         """The bars (and the controls) in one turn, the layer-by-layer maps in the next: two
-        views painted in the same turn were the longest stall of an edit (issue 19)."""
+        views painted in the same turn were the longest stall of an edit."""
         return [lambda: self._show_edit(state), self._render_layers]
 
     def _show_edit(self, state) -> None:

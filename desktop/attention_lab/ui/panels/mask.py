@@ -106,7 +106,7 @@ class MaskPanel(Panel):
         self.grid_image = setup_token_heatmap(self.grid_plot)
         self.cell_labels = CellLabels()  # one item for all the cells' "0" / "−∞"
         self.grid_plot.addItem(self.cell_labels)
-        # the future's "−∞" said once under the grid when its cells are too small to hold it (issue 14)
+        # the future's "−∞" said once under the grid when its cells are too small to hold it
         self.grid_legend = SteadyHeightLabel(self.grid_box)
         self.grid_legend.setObjectName("mask.grid_legend")
         self.grid_legend.hide()
@@ -164,13 +164,13 @@ class MaskPanel(Panel):
         )
         self.status = QLabel(self.why_box)
         self.status.setWordWrap(True)
-        # as tall as the tallest sentence it has shown at its width: switching back moves no plot (issue 18)
+        # as tall as the tallest sentence it has shown at its width: switching back moves no plot
         self.selected_text = SteadyHeightLabel(self.why_box)
         self.selected_text.setTextFormat(Qt.TextFormat.RichText)
 
         # the two bar plots: built later, one per idle turn (build_later_part), or one on each of
         # the two turns after the panel's first paint if it came into sight before: each plot is ~12 ms of the GUI thread, the whole panel in one turn was the idle
-        # build's longest step (66 ms of CPU, issue 19).  Their box holds their room meanwhile,
+        # build's longest step (66 ms of CPU).  Their box holds their room meanwhile,
         # so nothing moves (nor the window's minimum size) when they arrive.
         self.bar_plots = QWidget(self.why_box)
         self.bar_plots.setMinimumSize(2 * BAR_PLOT_MIN_WIDTH + BAR_PLOTS_SPACING, BAR_PLOT_MIN_HEIGHT)
@@ -245,7 +245,7 @@ class MaskPanel(Panel):
     def _build_bar_plots(self) -> None:
         """One bar plot on this turn, the other on the next: both in the turn after the first paint
         held it 40-95 ms of CPU (the soak's ``set_mask_mode`` and ``tour_open`` stalls in a window
-        whose idle turns had not reached them yet, issue 18)."""
+        whose idle turns had not reached them yet)."""
         self._bar_build_posted = False
         if self._bar_plots_built < 2:
             self._build_bar_plot()
@@ -283,7 +283,7 @@ class MaskPanel(Panel):
         """The panel's words in the current language, and nothing drawn again: a language changes no
         number of the grid, the print or the bars, only the words around them (the whole panel
         filled again, its grid image, bars and every axis redrawn, was the largest re-wording turn
-        with the Mask in sight, issue 18).  Each text is set only where it changes."""
+        with the Mask in sight).  Each text is set only where it changes."""
         set_box_title(self.grid_box, tr("mask.grid"))
         set_box_title(self.ascii_box, tr("mask.ascii"))
         set_text(self.ascii_label, tr("mask.ascii.what"))
@@ -370,7 +370,7 @@ class MaskPanel(Panel):
             state.n_tokens <= CELL_TEXT_LIMIT and CellLabels.fits(tr(f"mask.cell.{mode}"), cell_px, metrics))]
         mode = self.selected_mode()
         # the legend's room is kept while any mode needs it (shown or not for this one): appearing
-        # and going as the learner switched modes, it resized the grid's plot each time (issue 18)
+        # and going as the learner switched modes, it resized the grid's plot each time
         self.grid_legend.set_texts(tr("mask.grid.legend", value=tr(f"mask.cell.{mode}")),
                                    [tr("mask.grid.legend", value=tr(f"mask.cell.{m}")) for m in unwritten])
         policy = self.grid_legend.sizePolicy()
@@ -437,7 +437,7 @@ class MaskPanel(Panel):
         # only the status can change here (a failure's message gives way to "measuring…"): the
         # table and bars already show this state without modes, and filling them again repainted
         # all three plots while the worker measured (their Python calls waiting on its GIL: the
-        # first opening's longest stall, issue 19)
+        # first opening's longest stall)
         self._fill_status(self.mode_details())
 
     def show_mask_modes(self, result: MaskModes) -> None:
@@ -466,7 +466,7 @@ class MaskPanel(Panel):
     def _on_mode_changed(self, *_args) -> None:
         # a mode changes the future cells' word, the table's selected row, and the sentence and
         # bars under it: the picture, the axes and the table's cells stay as they are (filled
-        # again, they relaid the table's columns out and repainted the grid: issue 18)
+        # again, they relaid the table's columns out and repainted the grid)
         self._fill_cells()
         self._select_row()
         self._fill_selected(self.mode_details())
@@ -559,7 +559,7 @@ class MaskPanel(Panel):
             # the sentence's room is kept while the modes are measured: emptied, the label shrank,
             # the bar plots under it grew, and the measurement's sentence shrank them back, each a
             # new layout of the panel and its plots (and, in a dock just too short for the panel,
-            # its scroll bar gone and back: every plot resized twice more; issue 19): the label keeps
+            # its scroll bar gone and back: every plot resized twice more): the label keeps
             # the room of the sentences it showed last
             self.selected_text.set_texts("", self.selected_text.alternatives)
             return

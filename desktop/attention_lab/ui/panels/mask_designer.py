@@ -1,4 +1,4 @@
-"""The mask designer (issue 17): choose the mask the model runs under, and see what it implies.
+"""The mask designer: choose the mask the model runs under, and see what it implies.
 
 The choice (causal, bidirectional, prefix-LM k, sliding window w, documents split at a
 token, or a custom grid whose cells the learner clicks) goes to the session as

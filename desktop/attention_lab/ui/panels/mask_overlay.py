@@ -1,7 +1,7 @@
 """The hatching over a map's forbidden cells, for the mask the analysis ran under.
 
 The causal mask's hatching is :func:`~attention_lab.ui.panels.heatmap_kit.future_overlay`
-(made once per length); a designer's mask (``state.extras["allowed"]``, issue 17) hatches
+(made once per length); a designer's mask (``state.extras["allowed"]``) hatches
 its own forbidden cells instead, so a sliding window's or a document's walls show on the
 head grid's maps as the causal triangle does.
 """

@@ -2,8 +2,8 @@
 
 The head grid used to give each head its own ``PlotItem`` (view box, two axes, title,
 layout cell): twelve of them to lay out and paint on every analysis were most of the GUI
-thread's stall after an edit (pyqtgraph's ``GraphicsView.paintEvent``, then Qt layout;
-issue 19).  Here the H maps are tiles of one array drawn by one ``ImageItem`` in one view
+thread's stall after an edit (pyqtgraph's ``GraphicsView.paintEvent``, then Qt layout).
+Here the H maps are tiles of one array drawn by one ``ImageItem`` in one view
 box, with gaps between the tiles; the hatching of the causal mask is one RGBA image laid
 out the same way.  Nothing is laid out again when only the weights change: the tiles
 keep their places while the number of heads, tokens and the pooling stay the same.
@@ -132,8 +132,8 @@ _overlays: dict = {}  # (geometry, id of the tile) -> (tile, mosaic): the last f
 
 
 def mosaic_overlay(geometry: MosaicGeometry, tile: np.ndarray | None = None) -> np.ndarray:
-    """One map's hatching ``tile`` (default: the causal mask's future; a designer's mask's
-    walls, issue 17) laid over every tile like :func:`compose`, at the hatching's own
+    """One map's hatching ``tile`` (default: the causal mask's future; the mask designer's
+    walls) laid over every tile like :func:`compose`, at the hatching's own
     resolution.  The last few are kept by the tile's identity (``future_overlay`` and
     ``masked_overlay`` hand out the same array for the same mask), so redrawing the same
     analysis re-uses the same array; read-only."""
@@ -188,7 +188,7 @@ def tile_side_px(heads: int, width_px: float, height_px: float) -> float:
     pixels: the same box gives the same size whatever the number of tokens.  The worker pools a long
     text's preview to the size told before that text was drawn; told from a 10-token mosaic (gaps of
     1-2 pixels: 10-20 % of a tile) it was a few per cent off, the preview's pooling too coarse, and
-    the grid pooled the whole maps again on the GUI thread (20-28 ms for 1024 tokens; issue 19)."""
+    the grid pooled the whole maps again on the GUI thread (20-28 ms for 1024 tokens)."""
     if width_px <= 0 or height_px <= 0:
         return 0.0
     rows, cols = grid_shape(heads)
@@ -202,7 +202,7 @@ def mosaic_aspect(heads: int) -> float:
     The head grid asks the dock for the height this gives its width; from one geometry's rounded
     gaps (1-2 pixels of a 10-token tile: 10-20 %) the hint moved by ~4 % when a long text came,
     and the dock laid the panel out again and the grid was painted a second time in the turn
-    that drew the next panel (the long text's longest stall; issue 19)."""
+    that drew the next panel (the long text's longest stall)."""
     rows, cols = grid_shape(heads)
     return rows * (1 + GAP_Y) / (cols + (cols - 1) * GAP_X)
 

@@ -30,10 +30,10 @@ class ExplanationLabel(QLabel):
     QLabel lays its selectable text out again for every ``heightForWidth`` question (it sets the
     text control's width), and that relayout repaints the label: each turn of a model switch's
     redraw asked the window's layout again, and the explanation of every panel in sight was
-    painted once per turn, 3 times per switch (issue 18: the soak's load_model stalls)."""
+    painted once per turn, 3 times per switch (the soak's load_model stalls)."""
 
     #: texts whose heights are kept: a language switch and back measured both texts again at every
-    #: width the layout asked about (~1 ms of rich-text layout each, ~15 per switch; issue 18)
+    #: width the layout asked about (~1 ms of rich-text layout each, ~15 per switch)
     KEPT_TEXTS = 4
 
     def __init__(self, parent=None):
@@ -79,7 +79,7 @@ class ExplanationLabel(QLabel):
 def set_header_labels(table: QTableWidget, labels: Sequence[str], orientation=Qt.Orientation.Horizontal) -> None:
     """``table``'s column (or row) names, changed in place where they differ: new header items
     (``setHorizontalHeaderLabels``) sized every column to its contents again and repainted the whole
-    table on each language switch, same words or not (issue 18)."""
+    table on each language switch, same words or not."""
     horizontal = orientation == Qt.Orientation.Horizontal
     for index, text in enumerate(labels):
         item = table.horizontalHeaderItem(index) if horizontal else table.verticalHeaderItem(index)
@@ -91,7 +91,7 @@ def set_header_labels(table: QTableWidget, labels: Sequence[str], orientation=Qt
 
 def set_text(label, text: str) -> None:
     """``label``'s text, set only when it differs: a label given its own text again is laid out
-    and repainted all the same (a language switch re-words whole panels, issue 18)."""
+    and repainted all the same (a language switch re-words whole panels)."""
     if label.text() != text:
         label.setText(text)
 
@@ -130,7 +130,7 @@ class SteadyHeightLabel(QLabel):
 
     A label whose sentence follows a choice (the Mask panel's selected mode) grew and shrank by a
     line as the learner switched: each time the layout moved the plots under it and pyqtgraph laid
-    them out again (the soak's ``set_mask_mode`` stalls, issue 18).  :meth:`set_texts` shows one
+    them out again (the soak's ``set_mask_mode`` stalls).  :meth:`set_texts` shows one
     text and keeps, at the label's width, the room of the tallest text shown there so far and of
     ``alternatives``: going back to a shorter one lays nothing out.  A new width starts afresh.
 
@@ -257,7 +257,7 @@ class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
     size; the dock's scroll area lays its panel out at the height the panel's layout prefers for
     its width (its items' hints), so the panel came out a few pixels taller on every layout
     pass: the head grid grew 4 px a turn for seconds after start-up (551 → 755 px at 1366×768,
-    53 resizes, each a repaint of its maps while the window built the other panels, issue 19).
+    53 resizes, each a repaint of its maps while the window built the other panels).
     Here the hint is the minimum size, or taller: ``height_for_width(width)``, the height the
     view's contents want at the view's width (the head grid: square maps filling the width),
     which depends on the width only, so no pass feeds the next."""
@@ -288,21 +288,37 @@ class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
 
 
 class SteadySplitter(QSplitter):
-    """A ``QSplitter`` whose size hint counts its handles.
+    """A ``QSplitter`` whose size hint is the sizes it was given, handles counted.
 
     Qt's hint is the sum of its widgets' hints, handles left out, and a graphics view hints its
-    current size (its scene's rectangle): a panel in a dock's scroll area is laid out at the
-    height its layout prefers for its width, so a splitter of views was handed its views' heights
-    and its handle took its pixels from the first view at every relayout of the panel.  The
-    leakage panel's bars lost 4 px per language switch (602 → 578 px of panel in six switches),
-    down to their minimum.  With the handles counted, the current sizes are what it asks for."""
+    current size: a panel in a dock's scroll area is laid out at the height its layout prefers,
+    so whatever the splitter was handed once it kept asking for.  A label that was a line taller
+    for one relayout (a language switch words the panel in two turns) grew the bars for good, and
+    the missing handle took 4 px off them at every relayout.  The hint here is the sizes set by the
+    code or by the learner's drag, so the splitter gives back any room it was lent."""
+
+    def __init__(self, orientation, parent=None):
+        super().__init__(orientation, parent)
+        self._wanted: list[int] | None = None
+        self.splitterMoved.connect(self._remember_drag)
+
+    def setSizes(self, sizes) -> None:  # noqa: N802 -- Qt's name
+        super().setSizes(sizes)
+        self._wanted = [int(s) for s in sizes]
+
+    def _remember_drag(self, _pos: int, _index: int) -> None:
+        self._wanted = self.sizes()
 
     def sizeHint(self) -> QSize:  # noqa: N802 -- Qt's name
         hint = super().sizeHint()
-        handles = sum(self.handleWidth() for i in range(1, self.count()) if not self.widget(i).isHidden())
-        if self.orientation() == Qt.Orientation.Vertical:
-            return QSize(hint.width(), hint.height() + handles)
-        return QSize(hint.width() + handles, hint.height())
+        shown = [i for i in range(self.count()) if not self.widget(i).isHidden()]
+        handles = self.handleWidth() * max(len(shown) - 1, 0)
+        vertical = self.orientation() == Qt.Orientation.Vertical
+        along = hint.height() if vertical else hint.width()
+        if self._wanted is not None and len(self._wanted) == self.count():
+            along = sum(self._wanted[i] for i in shown)
+        along += handles
+        return QSize(hint.width(), along) if vertical else QSize(along, hint.height())
 
 
 class TextPool:
@@ -350,7 +366,7 @@ class CellLabels(pg.GraphicsObject):
 
     A :class:`TextPool` makes one ``pg.TextItem`` per label, ~2 ms each on first use: the
     mask grid's 16 × 16 cells made its first drawing a 250 ms stall (the idle build's
-    longest step, issue 19).  This item keeps the labels as data and paints them in one
+    longest step).  This item keeps the labels as data and paints them in one
     pass, centred on their data point at the screen's font size (unscaled by the view);
     a label wider or taller than its cell on screen is left out, so a map drawn small shows
     colours instead of overlapping text."""

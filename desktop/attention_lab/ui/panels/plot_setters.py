@@ -46,8 +46,8 @@ def set_axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
 def _reword_axis_label(axis: pg.AxisItem, text: str) -> bool:
     """A shown axis name given new words, its ticks kept: pyqtgraph's ``setLabel`` throws the axis'
     drawing away and draws every tick text again (``generateDrawSpecs``, in Python: 3-4 ms an axis),
-    and an axis with grid lines repaints its whole plot; a language switch renamed ~10 axes in sight
-    (issue 18).  Only when nothing but the words change: a name shown, no units, and the new one as
+    and an axis with grid lines repaints its whole plot; a language switch renamed ~10 axes in sight.
+    Only when nothing but the words change: a name shown, no units, and the new one as
     tall (its room across the axis is the name's height: pyqtgraph sizes the axis by it).  False:
     not done, ``setLabel`` it."""
     label = axis.label
@@ -69,7 +69,7 @@ def fill_legend(legend: pg.LegendItem, entries: list) -> None:
     """``legend``'s entries, ``(plot item, words)`` each: the same items as shown get their new words
     in place (a language switch, a run's fitted slopes); other items rebuild it.  A cleared and rebuilt
     legend (new labels, its layout redone, the plot repainted around it) was a third of the GUI thread's
-    work when a KV run's result arrived (issue 19), and of the Leakage panel's re-wording (issue 18)."""
+    work when a KV run's result arrived, and of the Leakage panel's re-wording."""
     shown = legend.items
     if [sample.item for sample, _label in shown] == [item for item, _text in entries]:
         for (_sample, label), (_item, text) in zip(shown, entries):
@@ -151,7 +151,7 @@ def settle_transforms(view: pg.ViewBox, texts=()) -> None:
     pyqtgraph updates a view box's transform, and each ``TextItem``'s (which keeps its size on
     screen), in the scene's ``sigPrepareForPaint``, i.e. inside the paint: changing transforms
     there makes the scene dirty again, and the view was painted a second time in a later turn
-    (the head grid's titles after a new text; issue 19).  Called after the range changed, the
+    (the head grid's titles after a new text).  Called after the range changed, the
     paint finds every transform as it is and paints once."""
     view.updateMatrix()
     for text in texts:
@@ -178,7 +178,7 @@ def settle_axis_widths(plot, names=("left",)) -> None:
 
     pyqtgraph measures an axis's tick labels while painting it; wider labels for a new range
     (0.05 → 0.15) widen the axis there, which lays the plot out again and paints it a second and
-    a third time in later turns (the Leakage bars after a model switch; issue 18).  Measured when
+    a third time in later turns (the Leakage bars after a model switch).  Measured when
     the range is set, the axis has its width, and the plot its layout, before the first paint (call
     :func:`settle_transforms` after it: the view box may have moved)."""
     widths = [plot.getAxis(name).minimumSize() for name in names]  # (what the layout gives it next)

@@ -224,7 +224,7 @@ class PortraitPanel(Panel):
 
     def retranslate(self) -> None:
         """The panel's words in the current language; the scatter's points stay as drawn (a language
-        changes no number: drawn again, the scatter was re-ranged and its plot repainted, issue 18)."""
+        changes no number: drawn again, the scatter was re-ranged and its plot repainted)."""
         set_box_title(self.threshold_box, tr("portrait.thresholds"))
         self.reset_button.setText(tr("portrait.reset"))
         rules = self.thresholds()

@@ -51,7 +51,7 @@ LABEL_SEPARATOR = " · "  # a chip's label: "position · id"
 @dataclass(slots=True)
 class _Chip:
     """A chip's place in plain integers: a context-long text lays out ~1000 chips, and a QRect
-    (with its QPoint and QSize) made for each took 4 of the relayout's ~10 ms (issue 19)."""
+    (with its QPoint and QSize) made for each took 4 of the relayout's ~10 ms."""
 
     x: int
     y: int
@@ -178,7 +178,7 @@ class ChipView(QWidget):
         super().resizeEvent(event)
         # a new height (ours, from _relayout) moves no chip, nor does a width within a scroll
         # bar or two of the one laid out for: a long text's strip loses 14 px to its own scroll
-        # bar, then 14 to the dock's, and each relayout drew every chip again (issue 19)
+        # bar, then 14 to the dock's, and each relayout drew every chip again
         width = max(100, event.size().width())
         if width != max(100, event.oldSize().width()) and not self._layout_width <= width <= self._layout_width + 2 * self._slack():
             self._relayout()
@@ -195,7 +195,7 @@ class ChipView(QWidget):
         they have been seen (a long text's strip scrolls: only what is shown gets drawn):
         a repaint (a neighbour's relayout moving the strip, a click) copies it and draws the
         selected and the edited chip over it.  A context-long text's 250 chips cost 30 ms
-        a paint on 2 busy cores, and the strip was painted twice per new text (issue 19)."""
+        a paint on 2 busy cores, and the strip was painted twice per new text."""
         ratio = self.devicePixelRatioF()
         # the chips' places depend on the layout's width only: the strip's own height (its
         # scroll area gives it what the chips need, a layout later) keeps what is drawn
@@ -460,7 +460,7 @@ class TokenEditorPanel(Panel):
             self.editor.setPlainText(seed_text_for(translator.language, shown))  # language, and is analysed
         if self.state is not None:
             # the words only: the chips' tokens and numbers are the text's, not the interface's, and
-            # showing the state again repainted the strip and the text field on every switch (issue 18)
+            # showing the state again repainted the strip and the text field on every switch
             self._show_words(self.state)
             if self.chips.cut:
                 self.chips.relayout()  # the cut marker's words changed width
