@@ -97,3 +97,11 @@ def test_bad_values_exit_2_with_one_sentence(name, tiny_checkpoint, capsys):
     assert rc == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert expected in err
+
+
+def test_text_mode_in_portuguese(tiny_checkpoint, capsys):
+    assert app.main(["lab", "--model", str(tiny_checkpoint), "--steps", "2", "--lang", "pt_BR", *FAST]) == 0
+    out = capsys.readouterr().out
+    assert "Geração, um token por vez (2 passos gulosos" in out and "mudaram exatamente 0" in out
+    assert "Sem a máscara, com cache mesmo assim (2 passos)" in out and "Dentro da cabeça 0 da camada 0" in out
+    assert "Generation, one token" not in out

@@ -474,7 +474,7 @@ def render_text(result: dict, lang: str | None = None) -> str:
 
     out.extend(render_sections(result, shown, lang))
     if "steps" in result:
-        out.extend(render_generation(result, _table))
+        out.extend(render_generation(result, _table, lang))
 
     out.append("\n" + t("shapes"))
     out.append(_table([t("col.tensor"), t("col.shape"), ""],
