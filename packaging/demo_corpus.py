@@ -2,7 +2,7 @@
 
 Every source is freely licensed documentation that ``apt-get`` installs on this machine::
 
-    apt-get install --no-install-recommends lynx focalinux-text \\
+    apt-get install --no-install-recommends lynx fortunes fortunes-min fortunes-br focalinux-text \\
         debian-reference-en debian-reference-pt-br debian-edu-doc-en debian-edu-doc-pt-br \\
         gimp-help-en gimp-help-pt-br libreoffice-help-en-us libreoffice-help-pt-br
 
@@ -59,10 +59,15 @@ class Source:
     licence: str
     root: Path
     pattern: str  # glob under root
-    kind: str  # "html" or "text"
+    kind: str  # "html", "text" (blank-line paragraphs) or "fortune" ("%"-separated)
 
 
 SOURCES = (
+    # fortunes: the everyday register (people, dogs, yesterday) the manuals lack
+    Source("fortunes-en", "en", "fortunes", "BSD-4-clause-UC (the package's copyright)",
+           Path("/usr/share/games/fortunes"), "[a-z]*", "fortune"),
+    Source("fortunes-pt", "pt_BR", "fortunes-br", "GPL-2+",
+           Path("/usr/share/games/fortunes"), "brasil", "fortune"),
     Source("focalinux", "pt_BR", "focalinux-text", "GFDL-1.1",
            Path("/usr/share/doc/focalinux/text"), "*/index.txt.gz", "text"),
     Source("debian-reference-en", "en", "debian-reference-en", "GPL-2+",
@@ -140,12 +145,20 @@ def text_paragraphs(raw: str) -> list[str]:
     return [normalise(block) for block in re.split(r"\n\s*\n", raw)]
 
 
+def fortune_paragraphs(raw: str) -> list[str]:
+    """A fortune file's entries, each with its trailing "-- Author" attribution removed."""
+    return [normalise(re.sub(r"\n\s*--\s.*\Z", "", entry.strip(), flags=re.S)) for entry in raw.split("\n%\n")]
+
+
 def read_raw(path: Path) -> str:
     data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")  # focalinux's text files are ISO-8859-1
+
+
+PARAGRAPHS = {"html": html_paragraphs, "text": text_paragraphs, "fortune": fortune_paragraphs}
 
 
 def language_votes(text: str) -> dict[str, int]:
@@ -171,7 +184,10 @@ def is_prose(text: str, lang: str, min_words: int = 6) -> bool:
 def source_files(source: Source) -> list[Path]:
     if not source.root.is_dir():
         return []
-    return sorted(p for p in source.root.glob(source.pattern) if p.is_file())
+    files = sorted(p for p in source.root.glob(source.pattern) if p.is_file())
+    if source.kind == "fortune":  # skip the .dat indexes, .u8 links and the Portuguese file
+        files = [p for p in files if not p.suffix and (p.name == "brasil") == (source.lang == "pt_BR")]
+    return files
 
 
 def chunk(paragraphs: list[str], limit: int) -> list[str]:
@@ -211,7 +227,7 @@ def build(sources=SOURCES, seed: int = 1234, heldout_chars: int = 40_000, doc_ch
         kept = dropped_dup = dropped_other = 0
         for path in files:
             raw = read_raw(path)
-            paragraphs = html_paragraphs(raw) if source.kind == "html" else text_paragraphs(raw)
+            paragraphs = PARAGRAPHS[source.kind](raw)
             prose = []
             for p in paragraphs:
                 if not is_prose(p, source.lang):
