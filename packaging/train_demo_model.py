@@ -58,7 +58,7 @@ DEFAULTS = dict(
     seed=1234,
     n_layer=4,
     n_head=12,
-    n_embd=288,
+    n_embd=192,
     n_positions=256,
     seq_len=256,
     batch_size=8,
@@ -66,7 +66,7 @@ DEFAULTS = dict(
     min_lr_ratio=0.1,
     warmup_steps=200,
     weight_decay=0.01,
-    steps=9000,
+    steps=8000,
     position_init="sinusoid",
     position_init_scale=1.0,
     period2_fraction=0.25,
@@ -342,6 +342,8 @@ def main(argv=None) -> int:
         if changed:
             state["log"].append({"recipe_change_at_step": state["step"], "changed": changed})
             state["hyperparameters"] = hp
+    # which code ran which steps: a resumed run should use the same recipe
+    state["log"].append({"started_at_step": state["step"], "commit": git_commit(), "threads": args.threads})
     print(json.dumps({"resume_from_step": state["step"], "stream_tokens": len(stream), "vocab": vocab_size,
                       "params": sum(p.numel() for p in model.parameters())}), flush=True)
 
@@ -387,6 +389,16 @@ def main(argv=None) -> int:
     shutil.copytree(work / "latest-export", out)
     print(f"exported to {out}", flush=True)
     return 0
+
+
+def git_commit() -> str | None:
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None
 
 
 def measure(folder: Path, corpus: Path) -> dict:

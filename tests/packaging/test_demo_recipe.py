@@ -167,7 +167,7 @@ def test_checkpoints_resume_bit_identically_and_hold_no_pickle(corpus, tmp_path)
         assert torch.equal(a[k], b[k]), k
     assert (straight / "final" / "model.safetensors").read_bytes() == (interrupted / "final" / "model.safetensors").read_bytes()
     state = json.loads((straight / "ckpt" / "state.json").read_text())
-    assert state["step"] == 6 and [e["step"] for e in state["log"]] == [3, 6]
+    assert state["step"] == 6 and [e["step"] for e in state["log"] if "step" in e] == [3, 6]
     assert state["hyperparameters"]["n_head"] == 12 and state["hyperparameters"]["seed"] == 1234
 
     # no pickle anywhere: every file written is safetensors, JSON or the tokenizer's JSON
