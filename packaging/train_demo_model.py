@@ -312,6 +312,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
+    lock = hold_lock(work)  # noqa: F841 -- held until the process ends
     docs = demo_corpus.read_train(args.corpus)
     corpus_sha = sha256_file(args.corpus / "train.jsonl")
     tokenizer_dir = work / "tokenizer"
@@ -389,6 +390,21 @@ def main(argv=None) -> int:
     shutil.copytree(work / "latest-export", out)
     print(f"exported to {out}", flush=True)
     return 0
+
+
+def hold_lock(work: Path):
+    """One run per work folder: a second one (a resume started while the first still runs)
+    would interleave checkpoints."""
+    import fcntl
+
+    handle = open(work / "run.lock", "w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SystemExit(f"another training run is using {work} (see its log); nothing started") from None
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
 
 
 def git_commit() -> str | None:

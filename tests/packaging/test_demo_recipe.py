@@ -173,10 +173,16 @@ def test_checkpoints_resume_bit_identically_and_hold_no_pickle(corpus, tmp_path)
     # no pickle anywhere: every file written is safetensors, JSON or the tokenizer's JSON
     for path in straight.rglob("*"):
         if path.is_file():
-            assert path.suffix in {".safetensors", ".json"}, path
+            assert path.suffix in {".safetensors", ".json"} or path.name == "run.lock", path
             assert not path.read_bytes().startswith(b"\x80"), path  # pickle's protocol marker
 
-    # a changed recipe is refused unless asked for, and then logged
+    # one run per work folder
+    held = recipe.hold_lock(straight)
+    with pytest.raises(SystemExit, match="another training run"):
+        recipe.main(["--corpus", str(corpus), "--work", str(straight), "--no-measure", *tiny()])
+    held.close()
+
+    # a changed recipe is refused unless asked for
     with pytest.raises(SystemExit, match="hyper-parameters differ"):
         recipe.main(["--corpus", str(corpus), "--work", str(straight), "--no-measure", *tiny(steps=9)])
 
