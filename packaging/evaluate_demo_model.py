@@ -128,21 +128,22 @@ def tokens_per_word(encode, text: str) -> float:
     return round(len(encode(text)) / max(1, len(text.split())), 3)
 
 
-def tokenizer_report(model, heldout: dict[str, str]) -> dict:
-    """Tokens per word on the held-out prose and the chapter's sentences, beside GPT-2's tokenizer."""
+def tokenizer_report(tokenizer_json: Path, heldout: dict[str, str]) -> dict:
+    """Tokens per word on the held-out prose and the chapter's sentences (how many of their
+    words are single tokens), for the tokenizer in ``tokenizer_json`` beside GPT-2's."""
     from tokenizers import Tokenizer
 
-    tokenizers = {"model": model.tokenizer.encode}
+    files = {"model": tokenizer_json}
     if GPT2_TOKENIZER.is_file():
-        gpt2 = Tokenizer.from_file(str(GPT2_TOKENIZER))
-        tokenizers["gpt2"] = lambda text: gpt2.encode(text).ids
+        files["gpt2"] = GPT2_TOKENIZER
     report = {}
-    for name, encode in tokenizers.items():
-        entry = {"tokens_per_word": {lang: tokens_per_word(encode, text) for lang, text in heldout.items()}}
+    for name, path in files.items():
+        tok = Tokenizer.from_file(str(path))
+        entry = {"vocab_size": tok.get_vocab_size(),
+                 "tokens_per_word": {lang: tokens_per_word(lambda t: tok.encode(t).ids, text) for lang, text in heldout.items()}}
         for lang, sentence in SEED_TEXTS.items():
-            ids = encode(sentence)
-            pieces = [model.tokenizer.decode([i]) for i in ids] if name == "model" else [gpt2.decode([i]) for i in ids]
-            entry[f"sentence_{lang}"] = {"tokens": len(ids), "words": len(sentence.split()), "pieces": pieces,
+            pieces = [tok.decode([i]) for i in tok.encode(sentence).ids]
+            entry[f"sentence_{lang}"] = {"tokens": len(pieces), "words": len(sentence.split()), "pieces": pieces,
                                          "whole_words": sum(p.strip() in sentence.split() for p in pieces)}
         report[name] = entry
     return report
@@ -206,7 +207,7 @@ def model_card_table(folder: Path, files: dict[str, Path] | None = None) -> dict
     return {
         "heldout": {lang: bits_per_char(model, text) for lang, text in heldout.items()},
         "heads": best_heads(model, head_sentences(heldout)),
-        "tokenizer": tokenizer_report(model, heldout),
+        "tokenizer": tokenizer_report(folder / "tokenizer.json", heldout),
         "size_bytes": (folder / "model.safetensors").stat().st_size,
         "n_params": model.n_params,
         "training": {k: training.get(k) for k in ("steps_done", "tokens_seen", "train_seconds")},
@@ -254,7 +255,15 @@ def main(argv=None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     parser.add_argument("--corpus", type=Path, help="a demo_corpus.py folder: measure its held-out prose per language")
+    parser.add_argument("--tokenizer-only", action="store_true",
+                        help="FOLDER holds only a tokenizer.json: report its tokens per word (needs --corpus)")
     args = parser.parse_args(argv)
+    if args.tokenizer_only:
+        if not args.corpus:
+            parser.error("--tokenizer-only needs --corpus")
+        result = tokenizer_report(args.folder / "tokenizer.json", read_heldout(heldout_files(args.corpus)))
+        print(json.dumps(result, indent=1, ensure_ascii=False))
+        return 0
     result = evaluate(args.folder)
     if args.corpus:
         result["card"] = model_card_table(args.folder, heldout_files(args.corpus))
