@@ -64,7 +64,7 @@ class Source:
 
 SOURCES = (
     # fortunes: the everyday register (people, dogs, yesterday) the manuals lack
-    Source("fortunes-en", "en", "fortunes", "BSD-4-clause-UC (the package's copyright)",
+    Source("fortunes-en", "en", "fortunes", "BSD-3-Clause (UC Berkeley; see the package's copyright)",
            Path("/usr/share/games/fortunes"), "[a-z]*", "fortune"),
     Source("fortunes-pt", "pt_BR", "fortunes-br", "GPL-2+",
            Path("/usr/share/games/fortunes"), "brasil", "fortune"),
