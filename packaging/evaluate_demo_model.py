@@ -2,11 +2,14 @@
 
 Everything here goes through the public loading code (``core.models.load_model``) and
 the same analyses the app shows (``core.analysis.head_portrait``,
-``core.analysis.induction_scores_on_repeats``, ``core.kvbench``), on held-out prose that
-is not in the training corpus (``tests/data/heldout_en.txt``), one sentence at a time --
-the kind of input a learner types.
+``core.analysis.induction_scores_on_repeats``, ``core.roles``, ``core.kvbench``), on
+held-out prose that is not in the training corpus, one sentence at a time for the heads --
+the kind of input a learner types.  Held-out prose: with ``--corpus`` (a folder written by
+``packaging/demo_corpus.py``) its ``heldout_en.txt`` and ``heldout_pt_BR.txt``, measured per
+language; without it ``tests/data/heldout_en.txt``.
 
     python packaging/evaluate_demo_model.py resources/demo-model --json build/demo-eval.json
+    python packaging/evaluate_demo_model.py /work/demo-train/run/latest-export --corpus /work/demo-train/corpus
 """
 
 from __future__ import annotations
@@ -23,11 +26,15 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "desktop"))
 
+from attention_lab.core import roles  # noqa: E402
 from attention_lab.core.analysis import head_portrait, induction_scores_on_repeats  # noqa: E402
 from attention_lab.core.kvbench import run_kv_benchmark  # noqa: E402
+from attention_lab.core.lab import SEED_TEXTS  # noqa: E402
 from attention_lab.core.models import load_model  # noqa: E402
 
 HELDOUT = ROOT / "tests" / "data" / "heldout_en.txt"
+GPT2_TOKENIZER = ROOT / "resources" / "tokenizer" / "tokenizer.json"
+LANGS = ("en", "pt_BR")
 FORTUNES = Path("/usr/share/games/fortunes")
 PYDOCS = Path("/usr/share/doc/python3.11/html/_sources")
 
@@ -100,6 +107,113 @@ def continuation(model, prompt: str, n: int, sample: bool, seed: int = 0) -> str
     return model.tokenizer.decode(out)
 
 
+def heldout_files(corpus: Path) -> dict[str, Path]:
+    """The corpus's held-out prose per language (written by ``demo_corpus.py``, never trained on)."""
+    files = {lang: corpus / f"heldout_{lang}.txt" for lang in LANGS}
+    missing = [str(p) for p in files.values() if not p.is_file()]
+    if missing:
+        raise SystemExit(f"no held-out prose at {', '.join(missing)}: run packaging/demo_corpus.py first")
+    return files
+
+
+def bits_per_char(model, text: str) -> dict:
+    """Held-out cross-entropy in bits per character (comparable across tokenizers) and nats/token."""
+    loss, n_tokens = heldout_loss(model, text)
+    return {"bits_per_char": round(loss * n_tokens / len(text) / math.log(2), 4),
+            "nats_per_token": round(loss, 4), "tokens": n_tokens, "chars": len(text)}
+
+
+def tokens_per_word(encode, text: str) -> float:
+    """Tokens per whitespace-separated word of ``text`` under ``encode``."""
+    return round(len(encode(text)) / max(1, len(text.split())), 3)
+
+
+def tokenizer_report(tokenizer_json: Path, heldout: dict[str, str]) -> dict:
+    """Tokens per word on the held-out prose and the chapter's sentences (how many of their
+    words are single tokens), for the tokenizer in ``tokenizer_json`` beside GPT-2's."""
+    from tokenizers import Tokenizer
+
+    files = {"model": tokenizer_json}
+    if GPT2_TOKENIZER.is_file():
+        files["gpt2"] = GPT2_TOKENIZER
+    report = {}
+    for name, path in files.items():
+        tok = Tokenizer.from_file(str(path))
+        entry = {"vocab_size": tok.get_vocab_size(),
+                 "tokens_per_word": {lang: tokens_per_word(lambda t: tok.encode(t).ids, text) for lang, text in heldout.items()}}
+        for lang, sentence in SEED_TEXTS.items():
+            pieces = [tok.decode([i]) for i in tok.encode(sentence).ids]
+            entry[f"sentence_{lang}"] = {"tokens": len(pieces), "words": len(sentence.split()), "pieces": pieces,
+                                         "whole_words": sum(p.strip() in sentence.split() for p in pieces)}
+        report[name] = entry
+    return report
+
+
+def best_heads(model, sentences: list[str]) -> dict:
+    """Each head kind's best head overall and in layer 0 (mean over ``sentences``), and the
+    induction detector's best head on repeated random tokens."""
+    stats = mean_head_stats(model, sentences)
+    induction, _ = induction_scores_on_repeats(model.lens)
+    out = {}
+    for kind, metric in (("previous_token", "previous_token"), ("sink", "sink_mass")):
+        for scope, keys in (("best", list(stats)), ("best_layer0", [k for k in stats if k[0] == 0])):
+            layer, head = max(keys, key=lambda k: stats[k][metric])
+            out[f"{kind}_{scope}"] = {"layer": layer, "head": head, "score": round(stats[(layer, head)][metric], 3)}
+    flat = [(l, h, float(induction[l, h])) for l in range(induction.shape[0]) for h in range(induction.shape[1])]
+    layer, head, score = max(flat, key=lambda t: t[2])
+    out["induction_best"] = {"layer": layer, "head": head, "score": round(score, 3)}
+    # positional heads by the chapter's rule (core.roles), on the chapter's sentence of each language
+    for lang, sentence in SEED_TEXTS.items():
+        ids = model.tokenizer.encode(sentence)
+        attn = model.lens(ids, keep_hidden=False, compute_logits=False).attention_stack()[0]
+        found = [roles.head_roles(st, len(ids)) for st in head_portrait(attn[:1])]
+        out[f"positional_layer0_{lang}"] = [
+            {"head": h.head, "mean_distance": round(h.scores["positional"], 3)} for h in found if h.has("positional")
+        ]
+    return out
+
+
+def read_heldout(files: dict[str, Path] | None) -> dict[str, str]:
+    if files is None:
+        return {"en": HELDOUT.read_text(encoding="utf-8")}
+    return {lang: path.read_text(encoding="utf-8") for lang, path in files.items()}
+
+
+def head_sentences(heldout: dict[str, str], per_language: int = 40) -> list[str]:
+    """The first ``per_language`` held-out sentences of each language of 6–60 words: the
+    length of what a learner types."""
+    chosen = []
+    for text in heldout.values():
+        sentences = [s for s in heldout_sentences(text) if 6 <= len(s.split()) <= 60]
+        chosen += sentences[:per_language]
+    return chosen
+
+
+def quick(folder: Path, files: dict[str, Path] | None = None) -> dict:
+    """What the training log records at each checkpoint: bits per character per language
+    and each head kind's best head."""
+    model = load_model(str(folder))
+    heldout = read_heldout(files)
+    return {"heldout": {lang: bits_per_char(model, text)["bits_per_char"] for lang, text in heldout.items()},
+            **best_heads(model, head_sentences(heldout, per_language=20))}
+
+
+def model_card_table(folder: Path, files: dict[str, Path] | None = None) -> dict:
+    """The model card's table: bits per character per language, each head kind's best head,
+    size on disk, tokenizer figures, and the training time and tokens recorded by the recipe."""
+    model = load_model(str(folder))
+    heldout = read_heldout(files)
+    training = json.loads((folder / "training.json").read_text()) if (folder / "training.json").is_file() else {}
+    return {
+        "heldout": {lang: bits_per_char(model, text) for lang, text in heldout.items()},
+        "heads": best_heads(model, head_sentences(heldout)),
+        "tokenizer": tokenizer_report(folder / "tokenizer.json", heldout),
+        "size_bytes": (folder / "model.safetensors").stat().st_size,
+        "n_params": model.n_params,
+        "training": {k: training.get(k) for k in ("steps_done", "tokens_seen", "train_seconds")},
+    }
+
+
 def evaluate(folder: Path) -> dict:
     model = load_model(str(folder))
     text = HELDOUT.read_text(encoding="utf-8")
@@ -140,8 +254,19 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser.add_argument("--corpus", type=Path, help="a demo_corpus.py folder: measure its held-out prose per language")
+    parser.add_argument("--tokenizer-only", action="store_true",
+                        help="FOLDER holds only a tokenizer.json: report its tokens per word (needs --corpus)")
     args = parser.parse_args(argv)
+    if args.tokenizer_only:
+        if not args.corpus:
+            parser.error("--tokenizer-only needs --corpus")
+        result = tokenizer_report(args.folder / "tokenizer.json", read_heldout(heldout_files(args.corpus)))
+        print(json.dumps(result, indent=1, ensure_ascii=False))
+        return 0
     result = evaluate(args.folder)
+    if args.corpus:
+        result["card"] = model_card_table(args.folder, heldout_files(args.corpus))
     text = json.dumps(result, indent=1, ensure_ascii=False)
     print(text)
     if args.json:

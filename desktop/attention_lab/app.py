@@ -103,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--kv-model", choices=KV_MODELS, default="loaded",
                      help="the model step 5 times: the loaded one (default), or GPT-2 small's shapes with random "
                           "weights, built in memory (never downloaded; its text is gibberish, its timing GPT-2's)")
+    lab.add_argument("--steps", type=int, metavar="N", default=None,
+                     help="generate N tokens one at a time: each step's new attention row (layer --layer), the "
+                          "K/V cache, the work with and without it, the same weights without the mask with a cache "
+                          "anyway, and the last step inside head --head")
     lab.add_argument("--bos", action="store_true", help="prepend <|endoftext|> to the text")
     lab.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     lab.add_argument("--mask", metavar="SPEC", default="causal",
@@ -140,6 +144,7 @@ def run_lab_command(args: argparse.Namespace) -> int:
         mask=args.mask,
         ablate=args.ablate,
         ablation_mode=args.ablation,
+        steps=args.steps,
         lang=args.lang,
     )
     if args.json:

@@ -33,6 +33,7 @@ ROW_IDS = {
     "gui_stall_long_text",
     "gui_stall_idle_build",
     "gui_stall_rank_heads",
+    "gui_stall_generate",
     "peak_memory_32",
     "peak_memory_1024",
 }
@@ -153,16 +154,17 @@ def test_gui_stall_rows_for_chosen_phases(tiny_checkpoint, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "desktop"))
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     rows = bench.bench_gui_stalls(str(tiny_checkpoint), "tiny", bench.Settings(reps=1, quick=True),
-                                  phases=("edit", "tabs", "long_text", "idle_build", "rank_heads"))
+                                  phases=("edit", "tabs", "long_text", "idle_build", "rank_heads", "generate"))
     assert [r.id for r in rows] == ["gui_stall_edit", "gui_stall_first_open", "gui_stall_long_text", "gui_stall_idle_build",
-                                     "gui_stall_rank_heads"]
+                                     "gui_stall_rank_heads", "gui_stall_generate"]
     for row in rows:
         assert row.verdict in ("met", "not met"), row.note
         assert len(row.ours_samples) == 1 and row.ours == max(row.ours_samples) > 0
         assert "median of 1 probe run" in row.note
         assert isinstance(row.details["top_handlers"], list)
     # every panel behind a tab was opened for the first time, and its stall measured
-    opened = {"panel.kvbench", "panel.mask", "panel.portrait", "panel.shapes", "panel.mask_designer", "panel.knockout"}
+    opened = {"panel.kvbench", "panel.mask", "panel.portrait", "panel.shapes", "panel.mask_designer", "panel.knockout",
+              "panel.generate"}
     assert set(rows[1].details["first_open_ms"]) == set(rows[1].details["first_open_cpu_ms"]) == opened
     assert rows[3].details["done"] is True  # the tabs' panels were all built in idle time, before the edits
     assert rows[2].details["hover_max_stall_ms"] > 0  # the mouse swept the grid of the long text

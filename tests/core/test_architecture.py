@@ -114,9 +114,19 @@ def _enclosing_function(tree: ast.AST, node: ast.AST):
     return best
 
 
-def _is_argument_list(node: ast.AST, fn) -> bool:
+def _returns_a_list(node: ast.AST, tree: ast.Module | None) -> bool:
+    """``node`` calls a function of the same module whose return annotation says it is a sequence."""
+    if tree is None or not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return False
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name == node.func.id and fn.returns is not None:
+            return bool(re.match(r"(list|List|tuple|Tuple|Sequence)\b", _dotted(fn.returns)))
+    return False
+
+
+def _is_argument_list(node: ast.AST, fn, tree: ast.Module | None = None) -> bool:
     """True when ``node`` is certainly a list of arguments, never one command string."""
-    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)) or _returns_a_list(node, tree):
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _is_argument_list(node.left, fn) and _is_argument_list(node.right, fn)
@@ -166,7 +176,7 @@ def test_processes_get_argument_lists_never_a_shell(path):
             if kw.arg == "shell" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False):
                 problems.append(f"{where} passes shell={_dotted(kw.value)}")
         command = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "args"), None)
-        if command is None or not _is_argument_list(command, _enclosing_function(tree, node)):
+        if command is None or not _is_argument_list(command, _enclosing_function(tree, node), tree):
             problems.append(f"{where} is given {_dotted(command) if command else 'nothing'}, not an argument list")
     assert problems == []
 
@@ -190,6 +200,13 @@ def test_the_subprocess_check_is_not_vacuous():
     assert [_is_argument_list(c.args[0], _enclosing_function(bad, c)) for c in calls] == [False, False, True]
     calls = [n for n in ast.walk(good) if isinstance(n, ast.Call) and _dotted(n.func).startswith("subprocess.")]
     assert all(_is_argument_list(c.args[0], _enclosing_function(good, c)) for c in calls)
+    # a command built by a function of the module counts by that function's return annotation
+    built = ast.parse("import subprocess\n"
+                      "def argv(x) -> list[str]:\n    return ['ls', x]\n"
+                      "def line(x) -> str:\n    return 'ls ' + x\n"
+                      "def f(x):\n    subprocess.run(argv(x))\n    subprocess.run(line(x))\n")
+    calls = [n for n in ast.walk(built) if isinstance(n, ast.Call) and _dotted(n.func).startswith("subprocess.")]
+    assert [_is_argument_list(c.args[0], _enclosing_function(built, c), built) for c in calls] == [True, False]
 
 
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT / "desktop")))

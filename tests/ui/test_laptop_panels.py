@@ -205,3 +205,23 @@ def test_the_mask_modes_table_shows_every_row_beside_its_sideways_scroll_bar(qtb
     last = table.rowCount() - 1
     bottom = table.rowViewportPosition(last) + table.rowHeight(last)
     assert bottom <= table.viewport().height(), f"the last row ends at {bottom}, the view at {table.viewport().height()}"
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_generate_panel_shows_its_buttons_and_growing_map_without_scrolling(qtbot, make_window, language):
+    """The Generate tab at a laptop's size: Next token and the map it grows are in sight at once, and
+    nothing runs past the dock's right edge (the panel never scrolls sideways)."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    window, panel = _laptop_window(qtbot, make_window, language, PanelId.GENERATE)
+    with qtbot.waitSignal(panel.generation_shown, timeout=STATE_TIMEOUT_MS):
+        panel.next_button.click()
+    qtbot.wait(300)
+    scroll = window.docks[PanelId.GENERATE].findChild(QScrollArea)
+    viewport = scroll.viewport()
+    assert scroll.verticalScrollBar().value() == 0 and panel.width() <= viewport.width()
+    for widget, least in ((panel.map_plot, 150), (panel.next_button, 0), (panel.play_button, 0)):
+        rect = QRect(widget.mapTo(viewport, widget.rect().topLeft()), widget.size())
+        assert rect.height() >= least, f"{widget.objectName() or type(widget).__name__} is {rect.height()} px tall"
+        assert viewport.rect().contains(rect), f"{rect} runs past the dock's visible {viewport.rect()}"

@@ -598,6 +598,34 @@ def test_a_one_token_text_is_analysed(driver):
     assert driver.window.last_state.n_tokens == 1
 
 
+def test_generating_then_switching_text_mask_or_model_mid_way_starts_again(driver):
+    """The Generate tab's buttons and switches amid edits, a model switch and Play: the window stays
+    consistent, and the panel ends up following the text and model on display, from the text."""
+    replay(driver, [
+        ("generate_press", {"button": "next"}),
+        ("generate_press", {"button": "next"}),
+        ("generate_press", {"button": "back"}),
+        ("type_text", {"typed": " and more"}),
+        ("generate_press", {"button": "next"}),
+        ("generate_switch", {"what": "stale"}),
+        ("generate_press", {"button": "next"}),
+        ("generate_press", {"button": "play"}),
+        ("load_model", {"name": "other"}),
+        ("generate_press", {"button": "play"}),
+        ("generate_switch", {"what": "sample"}),
+        ("generate_press", {"button": "next"}),
+        ("generate_press", {"button": "reset"}),
+        ("set_language", {"code": "pt_BR"}),
+        ("generate_press", {"button": "next"}),
+    ])
+    panel = driver.panel("panel.generate")
+    state = driver.window.last_state
+    view = panel.view()
+    assert not panel._playing and view is not None and panel.steps() == len(view.steps) == 1
+    assert view.ids[: len(state.ids)] == tuple(state.ids) and view.config == state.model.lens.config
+    assert not view.settings.causal and not view.settings.greedy  # the two switches, each ticked once
+
+
 def test_csv_exports_are_on_disk_once_the_window_settles(driver):
     """The head grid's CSV is written on the worker (off the GUI thread): the driver waits for it through
     the worker, the check finds each file written, and an edit right after an export still shows."""

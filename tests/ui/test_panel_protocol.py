@@ -80,6 +80,10 @@ def test_exports_what_it_declares(panel, state, qtbot):
             panel.new_tokens.setValue(2)
             with qtbot.waitSignal(panel.benchmark_finished, timeout=LONG):
                 assert panel.run_benchmark()
+        elif panel.panel_id is PanelId.GENERATE:
+            panel.show_state(state)
+            with qtbot.waitSignal(panel.generation_shown, timeout=LONG):
+                assert panel.next_token()  # the CSV is inside the head of a step: one step made
         else:
             panel.show_state(state)
         plot, table = panel.plot_for_export(), panel.table_for_export()

@@ -212,7 +212,7 @@ def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window
     assert not dock.isVisible() and dock.progress.finished
     assert QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat).value(KEY_FINISHED) in (True, "true")
     assert set(seen_panels) == {"panel.mask", "panel.head_grid", "panel.shapes", "panel.leakage", "panel.portrait",
-                                "panel.kvbench", "panel.mask_designer", "panel.knockout"}
+                                "panel.generate", "panel.mask_designer", "panel.knockout"}
     # the tour gives the learner's mask back when it closes
     assert window.panel("panel.mask_designer").choice_text() == "causal"
     # the benchmark never ran on its own
@@ -323,12 +323,18 @@ def test_step_5_runs_the_benchmark_only_when_asked(qtbot, make_window):
     text = wait_fact(qtbot, window, dock, "kvcache")
     assert dock.fact.key == "kvcache.pending" and "×" not in text
     assert dock.run_button.isVisible() and dock.run_button.isEnabled()
-    assert window_shows(window, "panel.kvbench")
+    # the Generate tab in front, three tokens made on the learner's text; the benchmark's tab behind it
+    assert window_shows(window, "panel.generate")
+    generate = window.panel("panel.generate")
+    qtbot.waitUntil(lambda: generate.view() is not None and len(generate.view().steps) == 3, timeout=TIMEOUT_MS)
+    state = window.session.state
+    assert generate.view().ids[: state.n_tokens] == tuple(state.ids)
     # measuring the step's fact ran jobs on the worker, but no benchmark
     assert kv.result() is None and not kv.running and window.worker.latest("kvbench") is None
     with qtbot.waitSignal(kv.benchmark_finished, timeout=TIMEOUT_MS):
         dock.run_button.click()
         assert kv.running and not dock.run_button.isEnabled()
+    assert window_shows(window, "panel.kvbench")  # Run brings the benchmark forward
     result = kv.result()
     text = wait_fact(qtbot, window, dock, "kvcache.done" if result.clear else "kvcache.done.unclear")
     # "× faster" only for a clear gain; below it the ratio is said with what it means

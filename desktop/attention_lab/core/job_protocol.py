@@ -27,6 +27,7 @@ Progress = Callable[[Any], None]
 ANALYSIS, MODEL, DOWNLOAD = "analysis", "model", "download"
 MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induction", "kvbench", "kv-stability", "tour-fact"
 MASK_REPORT, KNOCKOUT, RANK_HEADS = "mask-report", "knockout", "rank-heads"
+GENERATION = "generation"
 EXPORT_FILE = "export-file"  # one kind per file (``file_export_kind``): a second export never drops the first
 
 
@@ -90,6 +91,12 @@ def throttled(progress: Progress | None, interval: float = 0.1) -> Callable[[int
             progress((int(done), int(total)))
 
     return report
+
+
+def generation_key(state: Any, settings: Any, steps: int, layer: int, head: int) -> tuple:
+    """The key of a generation view: the text (:func:`text_key`), the settings (a frozen
+    core.generation.GenerationSettings), the number of steps and the head it is seen through."""
+    return text_key(state) + (settings, int(steps), int(layer), int(head))
 
 
 # ---------------------------------------------------------------------------- keys of the mask designer's results

@@ -152,6 +152,17 @@ def kv_stability_job(lens, ids: list[int], *, cancel=None, progress=None):
     return kv_stability(lens, ids)
 
 
+def generation_job(current, lens, tokenizer, ids: list[int], settings, count: int, layer: int, head: int, *,
+                   cancel=None, progress=None):
+    """core.generation.generation_view: ``current`` (the last view's Generation, or None) brought to
+    ``count`` steps on the worker, seen through ``layer`` and ``head``; ``progress((done, total))``
+    after each step forward, ``Cancelled`` between two steps."""
+    from attention_lab.core.generation import generation_view
+
+    report = None if progress is None else (lambda done, total: progress((done, total)))
+    return generation_view(current, lens, tokenizer, ids, settings, count, layer, head, cancel=cancel, progress=report)
+
+
 def export_csv_job(path: Any, header: list, rows: Any, *, cancel=None, progress=None):
     """Write a panel's table (``header``, ``rows``: plain numbers and texts, or a
     :class:`~attention_lab.core.csv_table.ColumnRows`) to ``path`` as CSV; returns the path written."""

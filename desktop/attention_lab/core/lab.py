@@ -17,6 +17,7 @@ import torch
 from . import analysis, kvbench, roles
 from .kvbench import run_kv_benchmark
 from .lens import GPT2Config
+from .lab_generation import check_steps, generation_section, render_generation
 from .lab_masks_knockout import ablation_section, mask_section, parse_lab_options, render_sections
 from .lab_texts import LANGUAGES, lab_text
 from .numbers import number
@@ -114,6 +115,7 @@ def run_lab(
     mask: str = "causal",
     ablate: str | None = None,
     ablation_mode: str = "zero",
+    steps: int | None = None,
     lang: str = "en",
 ) -> dict:
     """Run the five steps on ``model`` (a ``LoadedModel``) and return the JSON-ready dict.
@@ -123,6 +125,7 @@ def run_lab(
     ``kv_model``: the model step 5 times (:data:`kvbench.KV_MODELS`: the loaded one, or GPT-2
     small's shapes with random weights); ``rules``: the head roles' thresholds.
     ``mask`` / ``ablate`` / ``ablation_mode``: see :mod:`attention_lab.core.lab_masks_knockout`.
+    ``steps``: generate that many tokens one at a time (:mod:`attention_lab.core.lab_generation`).
     ``lang``: the language of the result's sentences (``en`` or ``pt_BR``).
     """
     if lang not in LANGUAGES:
@@ -160,6 +163,11 @@ def run_lab(
         options = parse_lab_options(model, mask, ablate, ablation_mode)
     except ValueError as exc:
         raise LabInputError(str(exc)) from None
+    if steps is not None:
+        try:
+            steps = check_steps(steps, n, cfg.n_positions)
+        except ValueError as exc:
+            raise LabInputError(str(exc)) from None
     replacement_id = None if replacement is None else resolve_replacement(model, replacement, ids[position])
 
     say("steps 1-4: the app's analysis (attention maps with and without the mask, leakage, head portraits)")
@@ -297,6 +305,9 @@ def run_lab(
         "shapes": shapes,
     }
     result.update(designer)  # mask_spec, mask, reach, verdicts, …, ablation
+    if steps is not None:
+        say(f"generation: {steps} tokens one at a time, with the mask and without it")
+        result.update(generation_section(lens, tok, ids, steps, layer, head))  # generation, steps, stale_cache, inside_head
     return result
 
 
@@ -463,6 +474,8 @@ def render_text(result: dict, lang: str | None = None) -> str:
                + t("step5.drift.rounding" if drift else "step5.drift.exact"))
 
     out.extend(render_sections(result, shown, lang))
+    if "steps" in result:
+        out.extend(render_generation(result, _table, lang))
 
     out.append("\n" + t("shapes"))
     out.append(_table([t("col.tensor"), t("col.shape"), ""],

@@ -427,6 +427,7 @@ class GPT2Lens:
         allowed: Tensor | None = None,
         ablation: HeadAblation | None = None,
         resume: tuple[int, Tensor] | None = None,
+        output_hook: Callable[[int, Tensor], None] | None = None,
     ) -> LensOutput:
         """Run GPT-2 on ``input_ids`` (``[n]`` or ``[B, n]``).
 
@@ -449,6 +450,8 @@ class GPT2Lens:
         ``[B, n, d]`` an earlier run computed (its ``hidden_states[:, layer]``); the blocks before
         are skipped (their attentions come back as ``None``).  Knocking out a head of layer l
         leaves layers 0 … l−1 as they were: ranking the heads starts there.
+        ``output_hook(layer, mixed)``: sees each layer's attention output after W^O ``[B, n, d]``,
+        what is added to the residual stream (the "inside this head" view checks its arithmetic on it).
         """
         cfg, w = self.config, self.weights
         mode = MaskMode.parse(mask_mode)
@@ -547,6 +550,8 @@ class GPT2Lens:
                 mixed = y
             else:
                 mixed = torch.addmm(lw.c_proj_b, y.reshape(-1, d), lw.c_proj_w).view(B, n, d)
+            if output_hook is not None:
+                output_hook(layer_idx, mixed)
             if layer_idx == 0:  # the table describes one layer; every layer has the same shapes
                 note("c_attn", qkv, "a single matmul: Q, K, V fused")
                 note("Q, K, V", q, "reshaped into heads: heads in parallel")

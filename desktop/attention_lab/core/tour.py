@@ -53,6 +53,7 @@ class TourStep:
     view: str | None = None  # the head grid's enlarged view to open ("budget": one query, every head)
     repeated_text: bool = False  # the text becomes a random word sequence said twice (induction), given back after
     designer_mask: str | None = None  # the mask designer's choice (core.masks spec text, e.g. "window:3")
+    generate_steps: int = 0  # tokens the Generate panel steps on the learner's text when the step opens
 
 
 STEPS: tuple[TourStep, ...] = (
@@ -67,7 +68,8 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("portrait", 4, "panel.portrait", layer=0),
     # the chapter names induction among the specialisations: its stripe, on a sequence said twice
     TourStep("induction", None, "panel.head_grid", causal=True, open_head=True, repeated_text=True),
-    TourStep("kvcache", 5, "panel.kvbench", offers_benchmark=True),
+    # the Generate tab steps three tokens first: the benchmark then times the row-versus-triangle just watched
+    TourStep("kvcache", 5, "panel.generate", offers_benchmark=True, generate_steps=3),
     # beyond the chapter: another mask, and a head taken out
     TourStep("mask_designer", None, "panel.mask_designer", designer_mask=f"window:{TOUR_WINDOW}"),
     TourStep("knockout", None, "panel.knockout"),

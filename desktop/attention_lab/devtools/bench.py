@@ -479,6 +479,8 @@ STALL_ROWS = (
     # ranking every head by knockout runs L × H forwards on the worker; the window
     # must stay responsive meanwhile (progress throttled, the map drawn once at the end)
     ("gui_stall_rank_heads", "rank_heads", "GUI thread: longest stall while every head is ranked by knockout (32 tokens)", 50.0),
+    # generation one token at a time: each Next token's step computed on the worker, drawn here
+    ("gui_stall_generate", "generate", "GUI thread: longest stall while the Generate panel steps a token", 50.0),
 )
 #: probe runs per stall row: each run's worst stall is one sample, the row reports their median
 STALL_PROBE_RUNS = 3
@@ -714,7 +716,8 @@ def run_bench(specs: Sequence[str] | None = None, settings: Settings | None = No
             for bm in models[1:]:
                 if bm.label == GPT2_SMALL_LABEL:
                     s.say("GUI stalls, GPT-2-small shapes")
-                    rows.extend(bench_gui_stalls(bm.spec, bm.label, s, phases=("edit", "long_text")))
+                    # and a generated token's step at GPT-2's shapes (the panel draws 12 × 12 heads' numbers)
+                    rows.extend(bench_gui_stalls(bm.spec, bm.label, s, phases=("edit", "long_text", "generate")))
     return {
         "command": "attention-lab bench " + " ".join(_argv_echo(specs, s)),
         "machine": {**machine.describe(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__},

@@ -43,6 +43,9 @@ class _LazyQTest:
 QTest = _LazyQTest()
 
 TOKENS_PANEL, HEADS_PANEL, KV_PANEL, MASK_PANEL = "panel.token_editor", "panel.head_grid", "panel.kvbench", "panel.mask"
+GENERATE_PANEL = "panel.generate"
+GENERATE_BUTTONS = ("next", "back", "reset", "play")
+GENERATE_SWITCHES = ("stale", "sample")
 PANEL_IDS = (
     "panel.token_editor", "panel.head_grid", "panel.kvbench", "panel.leakage",
     "panel.mask", "panel.portrait", "panel.shapes",
@@ -465,6 +468,21 @@ class LearnerDriver:
         panel = self.bring(KV_PANEL)
         panel.tabs.setCurrentWidget(panel.stability_tab)
 
+    # ------------------------------------------------------------------ generation, one token at a time
+    def generate_press(self, button: str) -> None:
+        """Next token, Back, Reset or Play/Pause in the Generate tab (Play keeps stepping at its pace
+        while the learner does other things, until paused, reset or the context is full)."""
+        self._record(f"generate_press({button!r})")
+        panel = self.bring(GENERATE_PANEL)
+        QTest.mouseClick(getattr(panel, f"{button}_button"), Qt.MouseButton.LeftButton)
+
+    def generate_switch(self, what: str) -> None:
+        """Tick or untick "without the mask, with a cache anyway" or "Sample": the generation starts again."""
+        self._record(f"generate_switch({what!r})")
+        panel = self.bring(GENERATE_PANEL)
+        box = panel.stale if what == "stale" else panel.sample
+        QTest.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+
     # ------------------------------------------------------------------ the tour
     def _tour(self):
         return self.window.tour
@@ -733,6 +751,8 @@ ACTIONS: dict[str, dict[str, tuple]] = {
     "kv_run_then_cancel": {"turns": (0, 2, 10)},
     "kv_restart": {},
     "kv_stability_tab": {},
+    "generate_press": {"button": GENERATE_BUTTONS},
+    "generate_switch": {"what": GENERATE_SWITCHES},
     "tour_open": {},
     "tour_next": {},
     "tour_back": {},

@@ -8,6 +8,8 @@ The probe records the longest gap while
 
 - ``edit``: the leakage edit changes (debounce, worker computation, every panel redrawn);
 - ``kvbench``: the KV-cache benchmark runs from its panel (live curve updated per token);
+- ``generate``: the Generate panel steps a token at a time (the step computed on the worker,
+  the map, cache strip and inside-the-head table drawn);
 - ``long_text``: a text as long as the model's context (at most 1024 tokens) is analysed
   and drawn (the head grid at n × n);
 - ``tabs``: each panel behind a tab is opened for the first time (built in idle time
@@ -204,14 +206,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-long-text", action="store_true", help="skip the context-long text")
     parser.add_argument("--phases", default="edit,tabs,kvbench,long_text",
                         help="which phases to run, comma-separated (default: edit,tabs,kvbench,long_text; "
-                             "also rank_heads: every head knocked out alone, from the knockout panel)")
+                             "also rank_heads: every head knocked out alone, from the knockout panel; generate: "
+                             "Next token in the Generate panel)")
     parser.add_argument("--trace-ms", type=float, default=33.0,
                         help="name the handler of every stall longer than this (default 33 ms; 0: no trace)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for each step")
 
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     phases = {p.strip() for p in args.phases.split(",") if p.strip()}
-    unknown = phases - {"edit", "tabs", "kvbench", "long_text", "rank_heads", "idle_build"}  # (idle_build: always measured)
+    unknown = phases - {"edit", "tabs", "kvbench", "long_text", "rank_heads", "generate", "idle_build"}  # (idle_build: always measured)
     if unknown:
         parser.error(f"unknown phase(s): {', '.join(sorted(unknown))}")
     if args.no_long_text:
@@ -356,6 +359,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                                     "heads": model.lens.config.n_layer * model.lens.config.n_head,
                                     "tokens": window.last_state.n_tokens if window.last_state else None}
             traced("rank_heads")
+
+        # 2c) generation one token at a time: Next token in the Generate panel, each step's view drawn
+        if "generate" in phases and "panel.generate" in window.docks:
+            window.docks["panel.generate"].raise_()
+            _settle(300)
+            gen = window.panel("panel.generate")
+            stalls, seconds, all_fired, cpu = _repeat(beat, gen.generation_shown, gen.next_token, args,
+                                                      "the generated token's step did not arrive")
+            code = code if all_fired else 1
+            report["generate"] = {"max_stall_ms": stalls, "max_stall_cpu_ms": cpu, "seconds_to_result": seconds,
+                                  "steps": gen.steps()}
+            report["generate"]["show_state_ms"] = panels.take()
+            traced("generate")
 
         # 3) a text as long as the context: analysis and the n × n head grid
         if "long_text" in phases:

@@ -32,16 +32,12 @@ def _wait(app, predicate, timeout_s: float) -> bool:
     return True
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m attention_lab.devtools.tour_screenshot")
-    parser.add_argument("file")
-    parser.add_argument("--model", default=None)
-    parser.add_argument("--lang", choices=("en", "pt_BR"), default="en")
-    parser.add_argument("--step", default="1", help="step number (from 1) or key")
-    parser.add_argument("--benchmark", action="store_true", help="on step 5, press “Run the benchmark” first")
-    parser.add_argument("--size", default="1600x1000")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    width, height = (int(v) for v in args.size.lower().split("x"))
+def open_window(model: str | None, language: str, size: str, prefix: str):
+    """The main window at ``size`` ("1366x768") on fresh settings in a temporary folder (no tour or
+    first-run offer), shown, with its first analysis waited for: (app, window, the folder, the
+    errors: empty when the analysis arrived).  The caller ends with ``launch.teardown`` and the
+    folder's ``cleanup``."""
+    width, height = (int(v) for v in size.lower().split("x"))
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -56,18 +52,32 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     runtime.install_all()  # as the app does before its window (ui.launch): the Portuguese ticks, the paints
 
-    tmp = tempfile.TemporaryDirectory(prefix="attention-lab-tour-")
+    tmp = tempfile.TemporaryDirectory(prefix=prefix)
     settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
-    settings.setValue("tour/offered", True)  # the screenshot shows the tour, not the offer to take it
+    settings.setValue("tour/offered", True)  # the screenshot shows the tour (or a panel), not the offer to take it
     settings.setValue("first_run/gpt2_offer_answered", True)  # nor the offer bar (first-run-*.png shows it)
-    window = None
+    window = MainWindow(settings=settings, model_spec=model, language=language)
+    window.resize(width, height)
+    window.show()
+    ok, errors = launch._wait_for_first_result(window, TIMEOUT_S)
+    return app, window, tmp, [] if ok else (errors or ["no analysis"])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m attention_lab.devtools.tour_screenshot")
+    parser.add_argument("file")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--lang", choices=("en", "pt_BR"), default="en")
+    parser.add_argument("--step", default="1", help="step number (from 1) or key")
+    parser.add_argument("--benchmark", action="store_true", help="on step 5, press “Run the benchmark” first")
+    parser.add_argument("--size", default="1600x1000")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    app, window, tmp, errors = open_window(args.model, args.lang, args.size, "attention-lab-tour-")
+    from attention_lab.ui import launch
+
     code = 1
     try:
-        window = MainWindow(settings=settings, model_spec=args.model, language=args.lang)
-        window.resize(width, height)
-        window.show()
-        ok, errors = launch._wait_for_first_result(window, TIMEOUT_S)
-        if not ok:
+        if errors:
             print("tour screenshot: no analysis: " + "; ".join(errors), file=sys.stderr)
             return 1
         dock = window.tour

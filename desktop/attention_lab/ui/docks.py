@@ -35,6 +35,7 @@ PANEL_MODULES = (
     ("attention_lab.ui.panels.shapes", "ShapesPanel", "right"),
     ("attention_lab.ui.panels.mask_designer", "MaskDesignerPanel", "right"),
     ("attention_lab.ui.panels.knockout", "KnockoutPanel", "left"),  # a tab beside the heads it changes (the right has five)
+    ("attention_lab.ui.panels.generate", "GeneratePanel", "left"),  # a tab beside the KV benchmark it shows step by step
 )
 EXPECTED_PANELS = len(PANEL_MODULES)
 #: the panels in sight in the default layout, built with the window; the others (behind a

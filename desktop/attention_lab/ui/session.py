@@ -480,6 +480,24 @@ class Session(QObject):
         if self._rank_job is not None:
             self._rank_job.cancel()
 
+    # ------------------------------------------------------------------ generation, one token at a time
+    generation_ready = Signal(object, object)  # key, core.generation.GenerationView
+    _generation = None  # the last view's core.generation.Generation: the next request continues it on the worker
+
+    def generate(self, state, settings, steps: int, layer: int, head: int) -> tuple:
+        """``state``'s text brought to ``steps`` generated tokens under ``settings`` (a
+        core.generation.GenerationSettings), seen through ``layer`` and ``head`` → :attr:`generation_ready`."""
+        key = job_protocol.generation_key(state, settings, steps, layer, head)
+
+        def shown(view) -> None:
+            self._generation = view.generation
+            self.generation_ready.emit(key, view)
+
+        self._submit(job_protocol.GENERATION, key, jobs.generation_job, self._generation, state.model.lens,
+                     state.model.tokenizer, list(state.ids), settings, int(steps), int(layer), int(head),
+                     on_result=shown)
+        return key
+
     def measure_fact(self, key: Any, step, context) -> None:
         """A tour step's measured fact on ``context`` (core.tour.TourContext) → :attr:`fact_ready`."""
         self._submit(TOUR_FACT, key, jobs.tour_fact_job, step, context,

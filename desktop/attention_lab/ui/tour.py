@@ -512,6 +512,8 @@ class TourDock(QDockWidget):
             mask.set_mode(step.mask_mode)
         if step.offers_benchmark:
             self.window_.panel(PanelId.KVBENCH).show_benchmark()
+        if step.generate_steps:
+            self.window_.panel(PanelId.GENERATE).step_to(step.generate_steps)
         if step.view is not None:
             self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
         if step.repeated_text and session.model is not None:

@@ -111,6 +111,12 @@ def _knockout(session: Session, panel, window: WindowSlots | None) -> None:  # p
         panel.head_selected.connect(window.select_head)
 
 
+def _generate(session: Session, panel, window: WindowSlots | None) -> None:  # panels.generate
+    panel.generation_wanted.connect(session.generate)
+    session.generation_ready.connect(panel.show_generation)
+    session.job_failed.connect(panel.show_job_failure)
+
+
 def _shapes(session: Session, panel, window: WindowSlots | None) -> None:  # panels.shapes: shows, asks nothing
     pass
 
@@ -126,6 +132,7 @@ WIRES: dict[PanelId, Callable[[Session, object, WindowSlots | None], None]] = {
     PanelId.SHAPES: _shapes,
     PanelId.MASK_DESIGNER: _mask_designer,
     PanelId.KNOCKOUT: _knockout,
+    PanelId.GENERATE: _generate,
 }
 
 

@@ -17,6 +17,7 @@ class PanelId(str, Enum):
     SHAPES = "panel.shapes"
     MASK_DESIGNER = "panel.mask_designer"
     KNOCKOUT = "panel.knockout"
+    GENERATE = "panel.generate"
 
     def __str__(self) -> str:  # the plain id in f-strings and Qt object names, on every Python
         return self.value

@@ -199,17 +199,20 @@ register(
         "tour.step.kvcache.body": {
             "en": "Under the mask a token never influences the ones before it, so the K and V of earlier positions "
             "never change when a token is appended: generation stores them and computes only the new token. "
-            "Attention then costs O(n) per token instead of O(n²). Press “Run the benchmark” to generate "
-            "{new} tokens with and without the cache.<!--more--> What the plot shows is the whole step: "
-            "without the cache every step recomputes the matrix products over every position, so its time per"
-            " token grows linearly with the position; with the cache it stays flat. The same weights without the mask "
-            "could not be cached.",
+            "The Generate tab just made three tokens that way: each step one new row against the cached keys. "
+            "Press “Run the benchmark” to time that row against the whole triangle: {new} tokens with and without "
+            "the cache.<!--more--> Attention then costs O(n) per token instead of O(n²). What the plot shows is the "
+            "whole step: without the cache every step recomputes the matrix products over every position, so its "
+            "time per token grows linearly with the position; with the cache it stays flat. The same weights "
+            "without the mask could not be cached.",
             "pt_BR": "Com a máscara um token nunca influencia os anteriores, então K e V das posições anteriores nunca"
-            " mudam quando um token é acrescentado: a geração os guarda e calcula só o token novo. A atenção "
-            "passa a custar O(n) por token em vez de O(n²). Aperte “Rodar o benchmark” para gerar {new} "
-            "tokens com e sem o cache.<!--more--> O gráfico mostra o passo inteiro: sem o cache cada passo "
-            "recalcula os produtos de matrizes sobre todas as posições, então o tempo por token cresce linearmente com a "
-            "posição; com o cache ele fica plano. Os mesmos pesos sem a máscara não poderiam usar o cache.",
+            " mudam quando um token é acrescentado: a geração os guarda e calcula só o token novo. A aba Gerar "
+            "acabou de fazer três tokens assim: a cada passo uma linha nova contra as keys guardadas no cache. "
+            "Aperte “Rodar o benchmark” para cronometrar essa linha contra o triângulo inteiro: {new} tokens com e "
+            "sem o cache.<!--more--> A atenção passa a custar O(n) por token em vez de O(n²). O gráfico mostra o "
+            "passo inteiro: sem o cache cada passo recalcula os produtos de matrizes sobre todas as posições, então "
+            "o tempo por token cresce linearmente com a posição; com o cache ele fica plano. Os mesmos pesos sem a "
+            "máscara não poderiam usar o cache.",
         },
         # ---- the measured facts (numbers come from compute_fact, in bold)
         "tour.fact.too_short": {
