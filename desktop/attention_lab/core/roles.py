@@ -6,10 +6,9 @@ Step 4 of the chapter: "identify the positional heads (distance ≈ 1) and the s
 
 * **positional** -- looks back a fixed distance: the relative offset that gets most of its
   weight (0: itself, 1: the previous token, 2: two back, …) lies back (≥ 1) and takes a share
-  ≥ a threshold.  Judged by where
-  the weight goes, not by the mean distance: a head with 57 % on itself and 30 % on i−1, or
-  one split between itself and tokens further back, has a mean distance near 1 and looks at
-  no fixed token back;
+  ≥ a threshold.  Judged by where the weight goes, not by the mean distance: a head with 57 %
+  on itself and 30 % on i−1, or one split between itself and tokens further back, has a mean
+  distance near 1 and looks at no fixed token back;
 * **previous-token** -- the chapter's picture of "distance ≈ 1": weight on i−1 ≥ a threshold;
 * **sink** -- mass on token 0 ≥ a threshold (the chapter's extreme case, "everything on
   token 0", has entropy near 0; the rule asks for the mass only, and the texts say so);

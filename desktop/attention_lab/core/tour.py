@@ -610,8 +610,9 @@ def _all_portraits(ctx: TourContext) -> list[analysis.HeadStats]:
 
 
 def portrait_fact(ctx: TourContext) -> Fact:
-    """Lab step 4: the positional heads by the chapter's rule (:mod:`.roles`) and the sink heads, with
-    their numbers; where the previous-token and induction heads are when this layer has none."""
+    """Lab step 4: the positional heads (:mod:`.roles`: most weight on one offset back), each with the
+    offset it looks at and its share, and the sink heads; when this layer has no positional head the
+    fact says so and names the nearest layer's ("portrait.nearest"), or that none exists ("portrait.nowhere")."""
     if ctx.n < 2:
         return Fact("too_short", {"n": ctx.n})
     all_stats = _all_portraits(ctx)
@@ -624,8 +625,7 @@ def portrait_fact(ctx: TourContext) -> Fact:
     found = roles.where_all(table, ctx.layer)
     here = found["positional"].here
     nearest = found["positional"].nearest()
-    # this layer's positional heads, else the nearest layer's: named by where their weight goes
-    positional = [h for h in (here or nearest)]
+    positional = here or nearest  # this layer's positional heads, else the nearest layer's
     sinks = [stats[h.head] for h in found["sink"].here]  # the chapter's sink rule (RoleRules.sink), strongest first
     focus = min(stats, key=lambda s: s.entropy)
     rules = ctx.rules or roles.RoleRules()

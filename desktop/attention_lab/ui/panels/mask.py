@@ -45,6 +45,7 @@ from attention_lab.ui.strings import mask as _texts  # noqa: F401 -- registers t
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import (
+    ExplanationLabel,
     CellLabels,
     SteadyHeightLabel,
     TextPool,
@@ -136,8 +137,10 @@ class MaskPanel(Panel):
 
         # ---- right: why −∞ and not zero?
         self.why_box = QGroupBox(self)
-        self.why_explain = explanation_label(self.why_box)  # the rest behind "More…"
+        # the rest behind "More…"; a plain label's size policy, so a short dock still squeezes it
+        self.why_explain = ExplanationLabel(self.why_box)
         self.why_explain.setWordWrap(True)
+        self.why_explain.setTextFormat(Qt.TextFormat.RichText)
         self.mode_label = QLabel(self.why_box)
         self.mode_choice = QComboBox(self.why_box)
         for mode in MODES:

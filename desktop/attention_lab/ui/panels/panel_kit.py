@@ -79,7 +79,9 @@ class ExplanationLabel(QLabel):
         first, marker, rest = self._source.partition(MORE)
         if not marker:
             return first
-        self.setTextInteractionFlags(self.textInteractionFlags() | Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        links = Qt.TextInteractionFlag.LinksAccessibleByMouse
+        if not self.textInteractionFlags() & links:  # once: setting flags again re-makes the text control
+            self.setTextInteractionFlags(self.textInteractionFlags() | links)
         if self.expanded:
             return f'{first}{rest} <a href="#less">{tr("more.less")}</a>'
         return f'{first} <a href="#more">{tr("more.more")}</a>'

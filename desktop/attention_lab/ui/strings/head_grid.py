@@ -7,16 +7,16 @@ register(
     {
         "head_grid.title": {"en": "Attention heads", "pt_BR": "Cabeças de atenção"},
         "head_grid.explain": {
-            "en": "<b>Multi-head: divide, don't multiply.</b> Layer {layer} splits its {d} dimensions into "
-            "{heads} heads of {dk}; each head makes its own map. Row = <b>query</b> (destination: the token "
-            "that looks), column = <b>key</b> (source: the token looked at); every row sums to 1.<!--more--> "
-            "With the causal mask the future (hatched) gets −∞ before the softmax, so its weight is exactly 0. "
-            "Click a head to enlarge it.",
+            "en": "<b>Multi-head: divide, don't multiply.</b> Layer {layer} splits its {d} dimensions into {heads} "
+            "heads of {dk}; each head makes its own map. Row = <b>query</b> (destination: the token that "
+            "looks), column = <b>key</b> (source: the token looked at); every row sums to 1. Under the causal"
+            " mask the future (hatched) gets −∞ before the softmax: weight exactly 0. Click a head to enlarge"
+            " it.",
             "pt_BR": "<b>Multi-head: dividir, não multiplicar.</b> A camada {layer} divide as suas {d} dimensões em "
-            "{heads} cabeças de {dk}; cada cabeça faz o seu próprio mapa. Linha = <b>consulta</b> (destino: o token "
-            "que olha), coluna = <b>chave</b> (origem: o token olhado); cada linha soma 1.<!--more--> "
-            "Com a máscara causal o futuro (hachurado) recebe −∞ antes do softmax, então o peso é exatamente 0. "
-            "Clique numa cabeça para ampliá-la.",
+            "{heads} cabeças de {dk}; cada cabeça faz o seu próprio mapa. Linha = <b>consulta</b> (destino: o"
+            " token que olha), coluna = <b>chave</b> (origem: o token olhado); cada linha soma 1. Com a "
+            "máscara causal o futuro (hachurado) recebe −∞ antes do softmax: peso exatamente 0. Clique numa "
+            "cabeça para ampliá-la.",
         },
         "head_grid.layer": {"en": "Layer", "pt_BR": "Camada"},
         "head_grid.of_layers": {"en": "of 0–{last}", "pt_BR": "de 0–{last}"},
