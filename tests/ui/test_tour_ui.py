@@ -106,6 +106,12 @@ def pct(value: float) -> str:
     return format_value("x_pct", float(value))
 
 
+def mask_in_words(spec) -> str:
+    from attention_lab.ui.mask_words import mask_in_words as words
+
+    return words(spec)
+
+
 def expected_numbers(window, key: str) -> list[str]:
     """Numbers the step's fact must contain, computed here from the window's own analysis."""
     state = window.session.state
@@ -154,7 +160,8 @@ def expected_numbers(window, key: str) -> list[str]:
         # ranked under the mask the analysis runs with (the designer's window, left from the step before)
         ranking = run_rank_heads(lens, ids, "zero", allowed=state.extras["allowed"])
         layer, head, delta = ranking.top[0]
-        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta), state.extras["mask_spec"]]
+        # the mask named in words, as every control names it ("sliding window of 3", not "window:3")
+        return [f"{layer}.{head}", n(ranking.baseline), n(ranking.baseline + delta), mask_in_words(state.extras["mask_spec"])]
     raise AssertionError(key)
 
 

@@ -40,12 +40,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core.inputs import same_mask
 from attention_lab.core.job_protocol import TOUR_FACT, text_key
-from attention_lab.core.lens import MaskMode
+from attention_lab.core.masks import parse_mask_spec
 from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
+from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.model_label import model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.qt_compat import call_after_posted_work, call_later
@@ -53,7 +55,6 @@ from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers t
 from attention_lab.ui.panels.panel_kit import fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.kv_bench import DEFAULT_NEW_TOKENS  # what the KV panel starts with, before it is built
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,9 @@ KEY_STEP, KEY_INDEX, KEY_FINISHED, KEY_OFFERED = "tour/step", "tour/index", "tou
 
 # ---------------------------------------------------------------------------- formatting
 def format_value(name: str, value: Any) -> str:
-    """One number of a fact, as the learner reads it (exact zeros print as "0")."""
+    """One number of a fact, as the learner reads it (exact zeros print as "0"; a mask in words)."""
+    if name == "mask":
+        return html.escape(mask_in_words(value))
     if isinstance(value, bool):
         return tr("tour.yes" if value else "tour.no")
     if isinstance(value, int):
@@ -133,6 +136,19 @@ def save_progress(settings: QSettings, progress: TourProgress) -> None:
 
 
 # ---------------------------------------------------------------------------- the dock
+class _MaskCells:
+    """A mask as the tour compares it: the same choice, a custom grid's cells included."""
+
+    def __init__(self, spec) -> None:
+        self.spec = spec
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _MaskCells) and same_mask(self.spec, other.spec)
+
+    def __repr__(self) -> str:
+        return f"_MaskCells({self.spec})"
+
+
 class TourDock(QDockWidget):
     """The tour's dock: step title, what to look at, the measured fact, Back / Next / Close."""
 
@@ -163,7 +179,7 @@ class TourDock(QDockWidget):
         # to: its end gives back each one the learner has not changed since
         self._before: dict | None = None
         self._set_by_tour: dict = {}
-        self._mask_watched = None  # the mask panel whose learner picks the tour listens to
+        self._setting_up = False  # a step is setting the inputs up (its choices are not the learner's)
         self.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -291,6 +307,7 @@ class TourDock(QDockWidget):
         translator.language_changed.connect(self._on_language)
         session = window.session  # the facts are its jobs; its KV runs say what text they ran on
         session.fact_ready.connect(self._on_fact)
+        session.mask_mode_picked.connect(self._learner_picked_mode)
         session.job_failed.connect(self._on_fact_error)
         session.kv_bench_step.connect(self._on_bench_step)
         session.kv_bench_finished.connect(self._on_bench_finished)
@@ -312,14 +329,11 @@ class TourDock(QDockWidget):
 
     # ------------------------------------------------------------------ the learner's own inputs
     def _inputs(self) -> dict:
-        """The inputs a step may change: the leakage edit, layer, mode, the mask panel's mode."""
-        session = self.window_.session
-        mask = self.window_.built_panel(PanelId.MASK)
-        mode = mask.selected_mode() if mask is not None else MaskMode.NEG_INF.value
-        designer = self.window_.built_panel(PanelId.MASK_DESIGNER)
-        return {"edit": (session.position, session.replacement_id), "layer": session.layer,
-                "causal": session.causal, "mask_mode": mode, "text": session.text,
-                "designer": designer.choice_text() if designer is not None else "causal"}
+        """The inputs a step may change, from the session's value: the leakage edit, layer, mode,
+        the Mask panel's mode, the text and the designer's mask."""
+        now = self.window_.session.inputs
+        return {"edit": (now.position, now.replacement_id), "layer": now.layer, "causal": now.causal,
+                "mask_mode": now.mask_mode, "text": now.text, "designer": _MaskCells(now.mask)}
 
     def _note_set_by_tour(self, keys) -> None:
         """Remember what the tour has just set these inputs to."""
@@ -343,9 +357,25 @@ class TourDock(QDockWidget):
         step had already selected: the step-to-step comparison sees no change then, and the end
         gave back the mode from before (the soak's step 322: finfo.min, then the mask step's
         -inf picked again by the learner, closed on finfo.min)."""
-        if self._before is not None:
+        if self._before is not None and not self._setting_up:
             self._before["mask_mode"] = mode
             self._set_by_tour.pop("mask_mode", None)
+
+    def _give_back(self, back: dict) -> None:
+        """The learner's own values of ``back``'s inputs, as one new value through the session (every
+        control follows it); the edit belongs to the text it comes back with."""
+        session = self.window_.session
+        changes = {}
+        if "text" in back:
+            changes["text"] = back["text"]
+        for key in ("layer", "causal", "mask_mode"):
+            if key in back:
+                changes[key] = back[key]
+        if "designer" in back:
+            changes["mask"] = back["designer"].spec
+        if "edit" in back:
+            changes["position"], changes["replacement_id"] = back["edit"]
+        session.set_inputs(session.inputs.replace(**changes))
 
     def _give_back_text(self) -> None:
         """The learner's own text, when the tour replaced it and nobody typed since."""
@@ -353,8 +383,7 @@ class TourDock(QDockWidget):
         session = self.window_.session
         if set_to is None or self._before is None or session.text != set_to or self._before["text"] == set_to:
             return
-        self.window_.panel(PanelId.TOKEN_EDITOR).set_text(self._before["text"])
-        session.set_text(self._before["text"])
+        self._give_back({"text": self._before["text"]})
 
     def _give_back_inputs(self) -> None:
         before, self._before = self._before, None
@@ -362,36 +391,13 @@ class TourDock(QDockWidget):
         if before is None:
             return
         now = self._inputs()
-        back = {key: before[key] for key, value in set_by_tour.items() if now[key] == value and before[key] != value}
-        session = self.window_.session
-        if "text" in back:  # first: the edit below belongs to the learner's own text
-            self.window_.panel(PanelId.TOKEN_EDITOR).set_text(back["text"])
-            session.set_text(back["text"])
-        if "mask_mode" in back:
-            mask = self.window_.built_panel(PanelId.MASK)
-            if mask is not None:
-                mask.set_mode(back["mask_mode"])
-        if "designer" in back:
-            designer = self.window_.built_panel(PanelId.MASK_DESIGNER)
-            if designer is not None:
-                designer.set_choice_text(back["designer"])
-        if "layer" in back:
-            session.set_layer(back["layer"])
-        if "causal" in back:
-            session.set_causal(back["causal"])
-        if "edit" in back:
-            position, replacement = back["edit"]
-            if replacement is None:
-                session.set_position(position)
-            else:
-                session.set_replacement(position, replacement)
+        self._give_back({key: before[key] for key, value in set_by_tour.items()
+                         if now[key] == value and before[key] != value})
 
     # ------------------------------------------------------------------ access to the window
     def _new_token_count(self) -> int:
-        """The KV panel's setting; its default while the panel isn't built (reading it must not
-        build it: panels behind tabs are built when first shown)."""
-        kv = self.window_.built_panel(PanelId.KVBENCH)
-        return kv.new_token_count() if kv is not None else DEFAULT_NEW_TOKENS
+        """The KV benchmark's new-token count, from the learner's inputs."""
+        return self.window_.session.inputs.kv_new_tokens
 
     def _dock(self, panel_id: str) -> QDockWidget | None:
         return self.window_.findChild(QDockWidget, panel_id)
@@ -495,29 +501,27 @@ class TourDock(QDockWidget):
         if dock is not None:
             dock.show()
             dock.raise_()
-        if step.layer is not None:
-            session.set_layer(step.layer)
-        if step.causal is not None:
-            session.set_causal(step.causal)
-        if step.edit_last_token and session.position is not None:
-            session.set_position(None)  # the lab edits the end of the sentence
-        if step.mask_mode is not None:
-            mask = self.window_.panel(PanelId.MASK)
-            if self._mask_watched is not mask:  # only a mode the tour set is ever given back
-                mask.mode_picked.connect(self._learner_picked_mode)
-                self._mask_watched = mask
-            mask.set_mode(step.mask_mode)
-        if step.offers_benchmark:
-            self.window_.panel(PanelId.KVBENCH).show_benchmark()
-        if step.view is not None:
-            self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
-        if step.repeated_text and session.model is not None:
-            # the induction step: a random word sequence said twice, in the editor too (given back after)
-            text = repeated_words_text(session.model.tokenizer)
-            self.window_.panel(PanelId.TOKEN_EDITOR).set_text(text)
-            session.set_text(text)
-        if step.designer_mask is not None:
-            self.window_.panel(PanelId.MASK_DESIGNER).set_choice_text(step.designer_mask)
+        self._setting_up = True  # (the step's own choices are not the learner's picks)
+        try:
+            if step.layer is not None:
+                session.set_layer(step.layer)
+            if step.causal is not None:
+                session.set_causal(step.causal)
+            if step.edit_last_token and session.position is not None:
+                session.set_position(None)  # the lab edits the end of the sentence
+            if step.mask_mode is not None:
+                session.set_mask_mode(step.mask_mode)
+            if step.offers_benchmark:
+                self.window_.panel(PanelId.KVBENCH).show_benchmark()
+            if step.view is not None:
+                self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
+            if step.repeated_text and session.model is not None:
+                # the induction step: a random word sequence said twice, in the editor too (given back after)
+                session.set_text(repeated_words_text(session.model.tokenizer))
+            if step.designer_mask is not None:
+                session.set_mask(parse_mask_spec(step.designer_mask))
+        finally:
+            self._setting_up = False
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self._opened_head = None

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core.inputs import same_mask
 from attention_lab.core.job_protocol import MASK_REPORT, mask_report_key
 from attention_lab.core.masks import MASK_KINDS, MaskSpec, allowed_for_text, custom_mask, fit_custom, measured_cells
 from attention_lab.ui.i18n import tr
@@ -83,6 +84,7 @@ class MaskDesignerPanel(Panel):
         self._pending_key: tuple | None = None
         self._progress: tuple[int, int] | None = None
         self._error: str | None = None
+        self._inputs = None  # the learner's inputs (core.inputs.LearnerInputs) once the session says them
 
         self.explain = explanation_label(self)
         self.kind_label = QLabel(self)
@@ -163,6 +165,18 @@ class MaskDesignerPanel(Panel):
                 w.blockSignals(was)
         self._choice_changed()
 
+    def show_inputs(self, _old, new) -> None:
+        """The learner's inputs changed: the choice shows the mask every control shows (the head
+        grid's "no mask" is the bidirectional one here too)."""
+        self._inputs = new
+        shown = new.shown_mask
+        if self.kind() == shown.kind and same_mask(self.spec(), shown):
+            return
+        if shown.kind == "custom" and shown.matrix is not None:
+            self._custom = shown.matrix.clone()
+        separator = None if shown.separator is None else shown.separator.replace("\n", "\\n").replace("\t", "\\t")
+        self.set_choice(shown.kind, size=shown.size, separator=separator)
+
     def choice_text(self) -> str:
         """The choice as ``core.masks`` spells it (``window:3``, ``documents:.``, ``custom``…)."""
         kind = self.kind()
@@ -235,7 +249,8 @@ class MaskDesignerPanel(Panel):
         if spec is None or (self._state is not None and self._allowed() is None):
             self._fill_verdicts()  # a separator that is not one token: said here, nothing sent
             return
-        self.mask_chosen.emit(None if spec.kind == "causal" else spec)
+        if self._inputs is None or not same_mask(spec, self._inputs.shown_mask):  # (not the session's own, shown)
+            self.mask_chosen.emit(None if spec.kind == "causal" else spec)
         self._report = None
         self._fill_grid()
         self._request_report()

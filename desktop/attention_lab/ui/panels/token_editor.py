@@ -428,6 +428,13 @@ class TokenEditorPanel(Panel):
     def text(self) -> str:
         return self.editor.toPlainText()
 
+    def show_inputs(self, old, new) -> None:
+        """The learner's inputs changed (the tour gave a text back, an edit was applied): the field shows them."""
+        if new.text != old.text or old is new:
+            self.set_text(new.text)
+        if new.bos != old.bos or old is new:
+            self.set_bos(new.bos)
+
     def set_bos(self, bos: bool) -> None:
         self.bos.blockSignals(True)
         self.bos.setChecked(bool(bos))
