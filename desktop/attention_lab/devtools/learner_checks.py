@@ -157,7 +157,9 @@ def _one_mask(w) -> list[str]:
             problems.append(f"the head grid's mode says {'no mask' if grid.bidirectional.isChecked() else 'with the mask'},"
                             f" the mask is {describe_mask(shown)}")
         on = w.session.inputs.mask_when_on
-        if on.kind != "causal" and mask_in_words(on) not in grid.causal.text():
+        # (its words in the language it follows: one out of sight is re-worded when it is shown)
+        if on.kind != "causal" and "panel.head_grid" not in w.redraw.untranslated \
+                and mask_in_words(on) not in grid.causal.text():
             problems.append(f"the head grid's 'with the mask' says {grid.causal.text()!r}, the mask is {describe_mask(on)}")
     designer = w.built_panel("panel.mask_designer")
     if designer is not None and designer.kind() != shown.kind:

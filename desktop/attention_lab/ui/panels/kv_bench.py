@@ -513,6 +513,11 @@ class KVBenchPanel(Panel):
         self._last_step = None
         self._generated_shown = None  # a new prompt: the text box is filled again
         self._running = True
+        # the last run's result goes: its fitted lines, slopes and speedup beside a new (or a
+        # cancelled) run's curves read as if they were the new run's
+        self._result, self._result_info = None, None
+        self._fill_legend()
+        self._fill_results()
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
         self._draw_live()

@@ -327,6 +327,8 @@ class TokenEditorPanel(Panel):
         self.editor.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.editor.setFixedHeight(QFontMetrics(self.editor.font()).lineSpacing() * 2 + 14)
         self.editor.textChanged.connect(lambda: self.text_changed.emit(self.editor.toPlainText()))
+        self.editor.textChanged.connect(self._text_typed)
+        self._emptied = False  # the learner emptied the field: the last analysis's chips are not shown
 
         self.count = QLabel(self)
         self.bos = QCheckBox(self)
@@ -429,11 +431,14 @@ class TokenEditorPanel(Panel):
         return self.editor.toPlainText()
 
     def show_inputs(self, old, new) -> None:
-        """The learner's inputs changed (the tour gave a text back, an edit was applied): the field shows them."""
+        """The learner's inputs changed (the tour gave a text back, an edit was applied): the field shows them;
+        a word typed for one position is not left in "Replace by" once another position is edited."""
         if new.text != old.text or old is new:
             self.set_text(new.text)
         if new.bos != old.bos or old is new:
             self.set_bos(new.bos)
+        if new.position != old.position or (new.replacement_id is None and old.replacement_id is not None):
+            self.word.clear()
 
     def set_bos(self, bos: bool) -> None:
         self.bos.blockSignals(True)
@@ -448,8 +453,10 @@ class TokenEditorPanel(Panel):
             message = tr(f"token_editor.remark.{remark}") if remark else ""
         self.message.setText(message)
         self.message.setVisible(bool(message))
-        if message and not self.editor.toPlainText():  # the count was the old text's
+        if message and not self.editor.toPlainText():  # the count and the chips were the old text's
             self.count.setText(tr("token_editor.empty"))
+            self._emptied = True  # (the field's next text clears it)
+            self.chips.set_tokens([], [], 0, -1)
 
     def has_data(self) -> bool:
         return self.state is not None and bool(self.chips.tokens)
@@ -487,6 +494,9 @@ class TokenEditorPanel(Panel):
     def show_state(self, state) -> None:
         self.state = state
         self._show_words(state)
+        if self._emptied and self._stale():  # the last text's chips (redrawn for a mode, a language) stay gone
+            self.chips.set_tokens([], [], 0, -1)
+            return
         self.chips.set_tokens(state.tokens, state.ids, state.original_length - state.n_tokens, state.position)
         self._mark_cut()
         self._show_selection(state.position)
@@ -588,6 +598,10 @@ class TokenEditorPanel(Panel):
         """The field is empty: the chips and guesses still shown are the last text's, and there is no
         token to replace (a replacement typed then hid "type some text" and was kept for the next text)."""
         return not self.editor.toPlainText()
+
+    def _text_typed(self) -> None:
+        if self.editor.toPlainText():
+            self._emptied = False
 
     def _prediction_clicked(self, item: QListWidgetItem) -> None:
         token_id = item.data(Qt.ItemDataRole.UserRole)
