@@ -423,10 +423,9 @@ class Session(QObject):
     def measure_induction(self, model) -> int:
         """The model's induction scores (once per model) → :attr:`induction_ready`; returns its serial."""
         serial = model_serial(model)
-        bos = getattr(model.tokenizer, "eos_id", None)  # GPT-2 uses <|endoftext|> as its BOS
         self._submit(
-            INDUCTION, serial, jobs.induction_job, model.lens, bos,
-            on_result=lambda scores: self.induction_ready.emit(jobs.InductionScores(serial, scores)),
+            INDUCTION, serial, jobs.induction_job, model.lens, model.tokenizer,
+            on_result=lambda pair: self.induction_ready.emit(jobs.InductionScores(serial, pair[0], tuple(pair[1]))),
         )
         return serial
 

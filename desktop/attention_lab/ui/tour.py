@@ -333,7 +333,7 @@ class TourDock(QDockWidget):
         the Mask panel's mode, the text and the designer's mask."""
         now = self.window_.session.inputs
         return {"edit": (now.position, now.replacement_id), "layer": now.layer, "causal": now.causal,
-                "mask_mode": now.mask_mode, "text": now.text, "designer": _MaskCells(now.mask)}
+                "mask_mode": now.mask_mode, "text": now.text, "bos": now.bos, "designer": _MaskCells(now.mask)}
 
     def _note_set_by_tour(self, keys) -> None:
         """Remember what the tour has just set these inputs to."""
@@ -368,7 +368,7 @@ class TourDock(QDockWidget):
         changes = {}
         if "text" in back:
             changes["text"] = back["text"]
-        for key in ("layer", "causal", "mask_mode"):
+        for key in ("layer", "causal", "mask_mode", "bos"):
             if key in back:
                 changes[key] = back[key]
         if "designer" in back:
@@ -378,12 +378,15 @@ class TourDock(QDockWidget):
         session.set_inputs(session.inputs.replace(**changes))
 
     def _give_back_text(self) -> None:
-        """The learner's own text, when the tour replaced it and nobody typed since."""
-        set_to = self._set_by_tour.pop("text", None)
-        session = self.window_.session
-        if set_to is None or self._before is None or session.text != set_to or self._before["text"] == set_to:
-            return
-        self._give_back({"text": self._before["text"]})
+        """The learner's own text and BOS switch, when the tour replaced them and nobody changed them since."""
+        back = {}
+        for key in ("text", "bos"):
+            set_to = self._set_by_tour.pop(key, None)
+            now = self._inputs()[key]
+            if set_to is not None and self._before is not None and now == set_to and self._before[key] != set_to:
+                back[key] = self._before[key]
+        if back:
+            self._give_back(back)
 
     def _give_back_inputs(self) -> None:
         before, self._before = self._before, None
@@ -495,7 +498,7 @@ class TourDock(QDockWidget):
             self._give_back_text()  # the induction step's sequence is the learner's text again
         touched = {key for key, on in (("layer", step.layer is not None), ("causal", step.causal is not None),
                                         ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None),
-                                        ("text", step.repeated_text),
+                                        ("text", step.repeated_text), ("bos", step.repeated_text),
                                         ("designer", step.designer_mask is not None)) if on}
         dock = self._dock(step.panel)
         if dock is not None:
@@ -516,8 +519,10 @@ class TourDock(QDockWidget):
             if step.view is not None:
                 self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
             if step.repeated_text and session.model is not None:
-                # the induction step: a random word sequence said twice, in the editor too (given back after)
-                session.set_text(repeated_words_text(session.model.tokenizer))
+                # the induction step: a random word sequence said twice after BOS, in the editor too (given
+                # back after): the very sequence the model's induction scores are measured on (the portrait's)
+                session.set_inputs(session.inputs.replace(text=repeated_words_text(session.model.tokenizer),
+                                                          bos=True))
             if step.designer_mask is not None:
                 session.set_mask(parse_mask_spec(step.designer_mask))
         finally:
@@ -567,6 +572,7 @@ class TourDock(QDockWidget):
             new_tokens=new_tokens,
             rules=rules,
             token_text=lambda i: tok.token_texts([int(i)])[0],
+            tokenizer=tok,
             model_name=model.name,
             allowed=state.extras.get("allowed"),
             mask_spec=state.extras.get("mask_spec", "causal"),
