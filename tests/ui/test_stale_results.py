@@ -148,3 +148,64 @@ def test_replace_by_forgets_its_word_when_another_position_is_edited(qtbot, work
     assert panel.word.text() == "young"  # the word stays while it is the edit of its position
     session.set_position(3)
     assert panel.word.text() == ""  # kept "young" beside another position
+
+
+class _HeldRunner:
+    """A worker stand-in that keeps each job's callbacks: the test plays the worker's part."""
+
+    is_shut_down = False
+
+    def __init__(self):
+        from PySide6.QtCore import QObject, Signal
+
+        class _Busy(QObject):
+            busy_changed = Signal(bool)
+
+        self._busy = _Busy()
+        self.busy_changed = self._busy.busy_changed
+        self.jobs = []
+
+    def submit(self, kind, fn, *args, **callbacks):
+        self.jobs.append((kind, args, callbacks))
+
+        class _Job:
+            done = False
+
+            def cancel(self):
+                pass
+
+        return _Job()
+
+    def cancel(self, kind=None):
+        pass
+
+    def shutdown(self, timeout=0):
+        return True
+
+
+def test_a_run_on_gpt2_smalls_shapes_shows_the_gibberish_it_generated(qtbot, model):
+    """The panel said the text of a random-weights run is gibberish while "Generated text" stayed
+    empty: the live steps (no tokenizer to write them with) marked the box as written."""
+    from attention_lab.core.jobs import TargetKVRun
+    from attention_lab.core.kvbench import KVStep, run_kv_benchmark
+    from state_factory import build_state
+
+    panel = shown(qtbot, KVBenchPanel())
+    runner = _HeldRunner()
+    session = Session(runner, parent=panel)
+    connect_panel(session, panel)
+    panel.show_state(build_state(model))
+    panel.set_benchmark_model("gpt2-shapes")
+    panel.new_tokens.setValue(3)
+    panel.repetitions.setValue(1)
+    assert panel.run_benchmark()
+    kind, _args, callbacks = runner.jobs[-1]
+    result = run_kv_benchmark(model.lens, [5, 6, 7], 3, repetitions=1)  # a real result, as the worker would give
+    for i, token in enumerate(result.generated_ids):  # the live steps come first
+        callbacks["on_progress"](KVStep("with-cache", i, 0.001, token, 0, 3))
+        panel._draw_live()
+    callbacks["on_result"](TargetKVRun(result, "gpt2-small-shapes (random weights)", [5, 6, 7], model.tokenizer,
+                                       model.lens.config, True))
+    qtbot.wait(10)
+    generated = model.tokenizer.decode(list(result.generated_ids))
+    assert generated.strip() and generated in panel.generated.toPlainText()  # was empty

@@ -472,3 +472,18 @@ def test_a_step_is_set_up_after_the_tour_and_its_words_are_painted(qtbot, make_w
     qtbot.wait(50)
     assert "set-up" not in order and not dock.entry_pending
     dock.title.removeEventFilter(spy)
+
+
+def test_the_knockout_step_shows_the_ranking_it_quotes(qtbot, make_window):
+    """Seen by a learner: step 12 quoted "head 0.1 matters most, 9.31 → 10.987" beside a blank grey
+    knockout map and an empty table, until Rank was pressed."""
+    window = make_window()
+    wait_state(qtbot, window)
+    dock = open_from_help_menu(window)
+    dock.goto("knockout")
+    text = wait_fact(qtbot, window, dock, "knockout")
+    panel = window.panel("panel.knockout")
+    qtbot.waitUntil(lambda: panel.ranking() is not None, timeout=TIMEOUT_MS)
+    layer, head, _delta = panel.ranking().top[0]
+    assert f"{layer}.{head}" in plain(text)  # the map and the sentence name the same head
+    assert panel.top_label.text().startswith(tr("knockout.map.key"))

@@ -51,6 +51,7 @@ class TourStep:
     mask_mode: str | None = None  # the mode the mask panel's comparison selects
     open_head: bool = False  # open the head whose causal/bidirectional difference is largest
     offers_benchmark: bool = False  # a "Run the benchmark" button; never started by surprise
+    ranks_heads: bool = False  # the knockout panel ranks the heads too: its map shows what the fact quotes
     view: str | None = None  # the head grid's enlarged view to open ("budget": one query, every head)
     repeated_text: bool = False  # the text becomes a random word sequence said twice (induction), given back after
     designer_mask: str | None = None  # the mask designer's choice (core.masks spec text, e.g. "window:3")
@@ -71,7 +72,7 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("kvcache", 5, "panel.kvbench", offers_benchmark=True),
     # beyond the chapter (issue 17): another mask, and a head taken out
     TourStep("mask_designer", None, "panel.mask_designer", designer_mask=f"window:{TOUR_WINDOW}"),
-    TourStep("knockout", None, "panel.knockout"),
+    TourStep("knockout", None, "panel.knockout", ranks_heads=True),
 )
 STEP_KEYS = tuple(s.key for s in STEPS)
 
@@ -211,6 +212,7 @@ class TourContext:
     # the knockout step ranks heads under it, as the knockout panel does
     allowed: Any = None
     mask_spec: str = "causal"
+    knockout_mode: str = "zero"  # how the knockout step knocks a head out (the knockout panel's choice)
 
     def __post_init__(self) -> None:
         self.ids = [int(i) for i in self.ids]
@@ -757,7 +759,7 @@ def knockout_fact(ctx: TourContext) -> Fact:
 
     if ctx.n < 2:
         return Fact("knockout.short", {"n": ctx.n})
-    ranking = run_rank_heads(ctx.lens, ctx.ids, "zero", cancel=ctx.cancel, allowed=ctx.allowed)
+    ranking = run_rank_heads(ctx.lens, ctx.ids, ctx.knockout_mode, cancel=ctx.cancel, allowed=ctx.allowed)
     layer, head, delta = ranking.top[0]
     masked = ctx.allowed is not None  # the fact names the mask the ranking ran under
     return Fact("knockout.masked" if masked else "knockout", {

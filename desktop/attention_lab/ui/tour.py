@@ -532,6 +532,7 @@ class TourDock(QDockWidget):
         self._opened_head = None
         self._forget_fact()
         self.retranslate()
+        self._rank_beside_the_fact()
         self._request_fact()
 
     def _open_head(self, fact: Fact) -> None:
@@ -576,6 +577,7 @@ class TourDock(QDockWidget):
             model_name=model.name,
             allowed=state.extras.get("allowed"),
             mask_spec=state.extras.get("mask_spec", "causal"),
+            knockout_mode=self.window_.session.inputs.knockout_mode,
         )
 
     def _request_key(self, state) -> tuple:
@@ -753,8 +755,18 @@ class TourDock(QDockWidget):
 
     # ------------------------------------------------------------------ events
     @Slot(object)
+    def _rank_beside_the_fact(self) -> None:
+        """The knockout step quotes the head that matters most: the knockout panel's map and table show
+        the same ranking (the same core function on the same text and mask), not a blank map."""
+        if not self.step.ranks_heads or self._entry_pending or not self.isVisible():
+            return
+        panel = self.window_.built_panel(PanelId.KNOCKOUT)
+        if panel is not None and panel.state is self.window_.session.state and not self.window_.session.pending:
+            panel.rank_once()
+
     def _on_state(self, _state) -> None:
         if self.isVisible():
+            self._rank_beside_the_fact()
             self._request_fact()
             self._update_run_button()
             self._emit_if_settled()

@@ -214,6 +214,14 @@ class KnockoutPanel(Panel):
         self.ranking_wanted.emit(state, self.mode())
         self._fill_map()
 
+    def rank_once(self) -> None:
+        """:meth:`rank`, unless this text's ranking is shown or on its way (the tour's knockout step)."""
+        if self.state is None or self._ranking_running:
+            return
+        if self._ranking is not None and self._ranking_key == self._ranking_key_for(self.state, self._ranking.mode):
+            return
+        self.rank()
+
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
         return self.state is not None and self.map_image.image is not None

@@ -825,11 +825,13 @@ class KVBenchPanel(Panel):
             self.explain.setText(tr("kvbench.explain", new=self.new_tokens.value(), n=self.state.n_tokens))
 
     def _fill_generated(self, new_ids: list[int]) -> None:
-        self._generated_shown = list(new_ids)
         source = self._bench or (BenchPrompt.from_state(self.state) if self.state is not None else None)
         if source is None or source.tokenizer is None:
+            # nothing written (another model's run, its tokenizer still on the worker): its end writes it
+            self._generated_shown = None
             self.generated.clear()
             return
+        self._generated_shown = list(new_ids)
         tok = source.tokenizer
         prompt = html.escape(tok.decode(list(source.ids)))
         added = html.escape(tok.decode(list(new_ids))) if new_ids else ""
