@@ -487,3 +487,22 @@ def test_the_knockout_step_shows_the_ranking_it_quotes(qtbot, make_window):
     layer, head, _delta = panel.ranking().top[0]
     assert f"{layer}.{head}" in plain(text)  # the map and the sentence name the same head
     assert panel.top_label.text().startswith(tr("knockout.map.key"))
+
+
+def test_the_portrait_steps_show_button_is_the_tours_and_the_learners_layer_comes_back(qtbot, make_window):
+    """Seen by a learner: after step 8's Show, finishing the tour gave back the layer Show had opened,
+    not their own (the next step took Show's layer for the learner's choice)."""
+    window = make_window()
+    wait_state(qtbot, window)
+    assert window.session.layer == 0  # the learner's own layer (the step's too)
+    dock = open_from_help_menu(window)
+    dock.goto("portrait")
+    wait_fact(qtbot, window, dock, "portrait")
+    # where the step's missing role lives (the tiny model's layers hold none: a target set here)
+    dock._role_target = dock._role_target or ("induction", 1, 0)
+    _role, layer, _head = dock._role_target
+    dock.show_role_head()  # the step's Show button
+    wait_state(qtbot, window, lambda s: s.layer == layer)
+    dock.next()
+    dock.close_tour()
+    assert window.session.layer == 0

@@ -667,6 +667,7 @@ class TourDock(QDockWidget):
         if self._role_target is not None:
             _role, layer, head = self._role_target
             self.window_.select_head(layer, head)
+            self._note_set_by_tour({"layer"})  # the tour's button: the learner's own layer comes back at the end
 
     @property
     def fact_model(self) -> str:
