@@ -19,51 +19,13 @@ from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
 from attention_lab.ui.panels.mask import MaskPanel  # noqa: E402
 from attention_lab.ui.panels.mask_designer import MaskDesignerPanel  # noqa: E402
 from attention_lab.ui.panels.token_editor import TokenEditorPanel  # noqa: E402
-from attention_lab.ui.session import Session  # noqa: E402
-from attention_lab.ui.wiring import connect_panel  # noqa: E402
-from attention_lab.ui.worker import InferenceWorker  # noqa: E402
-
-from state_factory import load  # noqa: E402
-
-LONG = 60_000
-TEXT = "The cat sat. The dog ran. A bird sang"
-
-
-@pytest.fixture(scope="module")
-def model(tiny_checkpoint):
-    return load(tiny_checkpoint)
-
-
-@pytest.fixture
-def session(qtbot, model):
-    s = Session(InferenceWorker(name="test-inputs"), debounce_ms=0)
-    s.set_model(model)
-    yield s
-    assert s.shutdown(5.0)
-    translator.set_language("en")
-
-
-def make_panel(qtbot, session, cls):
-    panel = cls()
-    qtbot.addWidget(panel)
-    panel.resize(900, 700)
-    panel.show()
-    session.state_ready.connect(panel.show_state)
-    connect_panel(session, panel)
-    return panel
+# the designer's tests' tiny model, session and panel wiring
+from test_mask_designer_knockout import LONG, TEXT, make_panel, model, session  # noqa: E402,F401
 
 
 def settle(qtbot, session):
     with qtbot.waitSignal(session.state_ready, timeout=LONG):
         session.analyse_now()
-
-
-def mask_shown_by(grid, designer) -> dict:
-    """What each control says the mask is."""
-    return {
-        "grid": "bidirectional" if grid.bidirectional.isChecked() else "on",
-        "designer": designer.spec(),
-    }
 
 
 def test_each_change_is_one_new_value_announced_once(qtbot, session):

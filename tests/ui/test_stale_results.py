@@ -42,6 +42,15 @@ def shown(qtbot, panel, w=1000, h=700):
     return panel
 
 
+def served(panel, worker, model):
+    """A session on ``worker`` with ``model``, wired to ``panel`` as the window wires it (states drawn at once)."""
+    session = Session(worker, parent=panel, debounce_ms=0)
+    connect_panel(session, panel)
+    session.state_ready.connect(panel.show_state)
+    session.set_model(model)
+    return session
+
+
 def analysed(qtbot, session, text):
     session.set_text(text)
     with qtbot.waitSignal(session.state_ready, timeout=LONG) as blocker:
@@ -84,10 +93,7 @@ def test_the_knockout_rankings_caption_follows_the_language_and_goes_with_its_te
     from attention_lab.ui.panels.knockout import KnockoutPanel
 
     panel = shown(qtbot, KnockoutPanel())
-    session = Session(worker, parent=panel, debounce_ms=0)
-    connect_panel(session, panel)
-    session.state_ready.connect(panel.show_state)
-    session.set_model(model)
+    session = served(panel, worker, model)
     translator.set_language("pt_BR")
     analysed(qtbot, session, "O gato sentou no tapete porque estava quente")
     with qtbot.waitSignal(session.ranking_ready, timeout=LONG):
@@ -137,10 +143,7 @@ def test_replace_by_forgets_its_word_when_another_position_is_edited(qtbot, work
     from attention_lab.ui.panels.token_editor import TokenEditorPanel
 
     panel = shown(qtbot, TokenEditorPanel())
-    session = Session(worker, parent=panel, debounce_ms=0)
-    connect_panel(session, panel)
-    session.state_ready.connect(panel.show_state)
-    session.set_model(model)
+    session = served(panel, worker, model)
     analysed(qtbot, session, "The old man and the sea")
     session.set_position(1)
     panel.word.setText("young")
