@@ -58,6 +58,18 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
+def add_window_arguments(parser) -> None:
+    """The window's own options (``attention-lab [options]``, no command): the window's parser and
+    ``--help`` both list them from here."""
+    parser.add_argument("--model", metavar="SPEC", default=None, help='"demo", a model folder, or a cached hub id')
+    parser.add_argument("--lang", choices=("en", "pt_BR"), default=None, help="interface language")
+    parser.add_argument("--smoke-test", action="store_true", help="open offscreen, analyse once, check the first view, exit")
+    parser.add_argument("--all-panels", action="store_true", help="with --smoke-test: also build and check the panels behind tabs")
+    parser.add_argument("--screenshot", metavar="FILE", default=None, help="save a PNG of the populated window and exit")
+    parser.add_argument("--size", default="1600x1000", help="window size for --screenshot/--smoke-test (WxH)")
+    parser.add_argument("--settings", metavar="FILE", default=None, help="use this settings file (INI)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -65,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a sub-command, the desktop app starts.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    add_window_arguments(parser.add_argument_group("the window (no command)"))
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     lab = sub.add_parser(
         "lab",

@@ -212,3 +212,4 @@ def test_a_run_on_gpt2_smalls_shapes_shows_the_gibberish_it_generated(qtbot, mod
     qtbot.wait(10)
     generated = model.tokenizer.decode(list(result.generated_ids))
     assert generated.strip() and generated in panel.generated.toPlainText()  # was empty
+

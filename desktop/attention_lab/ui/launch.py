@@ -28,14 +28,10 @@ LATE_JOIN_S = 60.0
 
 
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    from attention_lab.app import add_window_arguments
+
     parser = argparse.ArgumentParser(prog="attention-lab", description="Attention Lab: the desktop app.")
-    parser.add_argument("--model", metavar="SPEC", default=None, help='"demo", a model folder, or a cached hub id')
-    parser.add_argument("--lang", choices=("en", "pt_BR"), default=None, help="interface language")
-    parser.add_argument("--smoke-test", action="store_true", help="open offscreen, analyse once, check the first view, exit")
-    parser.add_argument("--all-panels", action="store_true", help="with --smoke-test: also build and check the panels behind tabs")
-    parser.add_argument("--screenshot", metavar="FILE", default=None, help="save a PNG of the populated window and exit")
-    parser.add_argument("--size", default="1600x1000", help="window size for --screenshot/--smoke-test (WxH)")
-    parser.add_argument("--settings", metavar="FILE", default=None, help="use this settings file (INI)")
+    add_window_arguments(parser)
     parser.add_argument("--timeout", type=float, default=SMOKE_TIMEOUT_S, help=argparse.SUPPRESS)
     args = parser.parse_args(list(argv))
     try:

@@ -256,6 +256,10 @@ class KVBenchPanel(Panel):
 
         self.plot = make_plot(tab)
         show_grid(self.plot, x=True, y=True, alpha=0.25)
+        # the ranges follow the run (the positions it fills, the time axis from 0): the mouse wheel zoomed
+        # into empty space with no way back, so neither the wheel, a drag nor the menu moves them
+        self.plot.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
+        self.plot.getPlotItem().setMenuEnabled(False)
         # on a see-through patch of the plot's own background: at 1366x768 the legend's words sit over
         # the curves, and a noisy curve crossed them; the curves still show through it
         legend_background = QColor(self.plot.backgroundBrush().color())

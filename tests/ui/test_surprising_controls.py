@@ -1,0 +1,35 @@
+"""Controls that surprised a learner: the KV chart zoomed under the mouse wheel into empty space,
+with no way back."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from attention_lab.ui.panels.kv_bench import KVBenchPanel  # noqa: E402
+
+# the stale-result tests' tiny model and shown panel
+from test_stale_results import model, shown  # noqa: E402,F401
+
+
+def test_the_mouse_wheel_over_the_kv_chart_leaves_its_ranges(qtbot, model):
+    """Seen by a learner: the wheel over the KV chart zoomed into empty space, with no way back."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+    from state_factory import build_state
+
+    panel = shown(qtbot, KVBenchPanel())
+    panel.show_state(build_state(model))
+    qtbot.wait(20)
+    vb = panel.plot.getPlotItem().getViewBox()
+    before = vb.viewRange()
+    viewport = panel.plot.viewport()
+    centre = QPointF(viewport.rect().center())
+    for _ in range(3):
+        event = QWheelEvent(centre, QPointF(viewport.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, 240),
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(viewport, event)
+    qtbot.wait(20)
+    assert vb.viewRange() == before
