@@ -33,3 +33,21 @@ def test_the_mouse_wheel_over_the_kv_chart_leaves_its_ranges(qtbot, model):
         QApplication.sendEvent(viewport, event)
     qtbot.wait(20)
     assert vb.viewRange() == before
+
+
+def _luminance(rgb) -> float:
+    r, g, b = (c / 255 for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_a_knocked_out_head_is_marked_in_a_colour_that_stands_out_before_any_ranking(qtbot, model):
+    """Seen by a learner: a knocked-out head was marked by a faint white × on pale grey."""
+    from attention_lab.ui.panels.knockout import IDLE_RGBA, KnockoutPanel
+    from state_factory import build_state
+
+    panel = shown(qtbot, KnockoutPanel())
+    panel.show_state(build_state(model))
+    panel.toggle_head(0, 1)
+    (mark,) = panel._marks.shown
+    colour = mark.textItem.defaultTextColor()
+    assert abs(_luminance((colour.red(), colour.green(), colour.blue())) - _luminance(IDLE_RGBA)) > 0.6

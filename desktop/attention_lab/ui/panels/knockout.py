@@ -44,6 +44,7 @@ from attention_lab.ui.strings import knockout as _texts  # noqa: F401 -- registe
 MODES = ("zero", "mean")
 NAMED = 5  # heads named under the ranked map
 IDLE_RGBA = (225, 228, 235, 255)
+KNOCKED_MARK = (20, 20, 20)  # the × on a knocked-out head
 KNOCKED_RGBA = (50, 50, 60, 255)
 
 
@@ -379,8 +380,8 @@ class KnockoutPanel(Panel):
         item.getAxis("top").setTicks([[(i + 0.5, str(i)) for i in range(heads)]])
         item.showAxis("top")
         item.hideAxis("bottom")
-        self._marks.show([("✕", h + 0.5, layer + 0.5, (255, 255, 255) if harm is None else (0, 0, 0))
-                          for layer, h in self._heads])
+        # dark on every cell colour (a white × on the pale grey before a ranking was hard to see)
+        self._marks.show([("✕", h + 0.5, layer + 0.5, KNOCKED_MARK) for layer, h in self._heads])
         self.map_box.setTitle(tr("knockout.map.ranked" if ranking is not None else "knockout.map"))
         if ranking is None:
             self.top_label.setText(tr(self._top_note[0], **self._top_note[1]) if self._top_note else "")
