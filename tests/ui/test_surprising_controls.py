@@ -51,3 +51,38 @@ def test_a_knocked_out_head_is_marked_in_a_colour_that_stands_out_before_any_ran
     (mark,) = panel._marks.shown
     colour = mark.textItem.defaultTextColor()
     assert abs(_luminance((colour.red(), colour.green(), colour.blue())) - _luminance(IDLE_RGBA)) > 0.6
+
+
+def test_the_custom_grid_stays_put_between_two_clicks(qtbot, model):
+    """Seen by a learner: the custom mask's grid moved 42 px after the first click, so the second
+    click landed on another cell."""
+    from attention_lab.ui.panels.mask_designer import MaskDesignerPanel
+    from attention_lab.ui.session import Session
+    from attention_lab.ui.wiring import connect_panel
+    from attention_lab.ui.worker import InferenceWorker
+    from state_factory import build_state
+
+    worker = InferenceWorker(name="test-custom-grid")
+    panel = shown(qtbot, MaskDesignerPanel(), 700, 700)
+    session = Session(worker, parent=panel, debounce_ms=0)
+    connect_panel(session, panel)
+    session.set_model(model)
+    panel.show_state(build_state(model, "The cat sat. The dog ran. A bird sang"))
+    panel.set_choice("custom")
+    qtbot.waitUntil(lambda: panel.shown_verdicts() is not None, timeout=60_000)
+    qtbot.wait(50)
+    where = panel.grid_plot.mapTo(panel, panel.grid_plot.rect().topLeft())
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    panel.toggle_cell(5, 1)  # the first click: "Measuring…" now, the new verdicts later
+    try:
+        panel.show_report_progress(1, 12)  # the worker's first progress report, as it arrives
+        for _ in range(3):
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)  # laid out, before any result
+        assert panel.grid_plot.mapTo(panel, panel.grid_plot.rect().topLeft()) == where
+        for _ in range(40):  # its verdicts measured again meanwhile ("Measuring… 3 of 12"), then shown
+            qtbot.wait(25)
+            assert panel.grid_plot.mapTo(panel, panel.grid_plot.rect().topLeft()) == where
+    finally:
+        assert worker.shutdown(5.0)

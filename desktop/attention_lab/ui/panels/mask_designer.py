@@ -36,7 +36,9 @@ from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.panel_kit import explanation_label, fmt_number, make_plot, set_heatmap_axes
+from attention_lab.ui.panels.panel_kit import (
+    SteadyHeightLabel, explanation_label, fmt_number, make_plot, set_heatmap_axes,
+)
 from attention_lab.ui.strings import mask_designer as _texts  # noqa: F401 -- registers the texts
 
 ALLOWED_RGBA = (222, 235, 247, 255)
@@ -130,8 +132,9 @@ class MaskDesignerPanel(Panel):
         grids.addWidget(self.reach_box, 1)
 
         self.verdict_box = QGroupBox(self)
-        self.verdicts = QLabel(self.verdict_box)
-        self.verdicts.setWordWrap(True)
+        # keeps the room of its tallest text: the verdicts shrinking to "Measuring…" after a custom cell's click
+        # moved the grid below them (56 px), so the next click landed on another cell
+        self.verdicts = SteadyHeightLabel(self.verdict_box)
         self.verdicts.setTextFormat(Qt.TextFormat.RichText)
         QVBoxLayout(self.verdict_box).addWidget(self.verdicts)
 
@@ -351,22 +354,25 @@ class MaskDesignerPanel(Panel):
 
     def _fill_verdicts(self) -> None:
         if self._state is None:
-            self.verdicts.setText("")
+            self._say_verdicts("")
             return
         if self._error:
-            self.verdicts.setText(self._error)
+            self._say_verdicts(self._error)
             return
         report = self._report
         if report is None:
             if self._progress is not None:
-                self.verdicts.setText(tr("designer.measuring", done=self._progress[0], total=self._progress[1]))
+                self._say_verdicts(tr("designer.measuring", done=self._progress[0], total=self._progress[1]))
             else:
-                self.verdicts.setText(tr("designer.waiting") if self.is_served("report_wanted")
+                self._say_verdicts(tr("designer.waiting") if self.is_served("report_wanted")
                                       else tr("designer.unserved"))
             return
-        self.verdicts.setText("<br>".join(verdict_lines(report, self._state.tokens)))
+        self._say_verdicts("<br>".join(verdict_lines(report, self._state.tokens)))
 
     # ------------------------------------------------------------------ the verdicts
+    def _say_verdicts(self, text: str) -> None:
+        self.verdicts.set_texts(text, [])
+
     def _request_report(self) -> None:
         state, spec = self._state, self.spec()
         if state is None or spec is None or not self.isVisible() or not self.is_served("report_wanted"):
