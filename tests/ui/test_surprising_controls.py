@@ -86,3 +86,20 @@ def test_the_custom_grid_stays_put_between_two_clicks(qtbot, model):
             assert panel.grid_plot.mapTo(panel, panel.grid_plot.rect().topLeft()) == where
     finally:
         assert worker.shutdown(5.0)
+
+
+def test_the_byte_chip_remark_is_a_fact_in_plain_colour_naming_the_loaded_model(qtbot, model):
+    """Seen by a learner: the byte-chip note was red (an error colour for a normal fact) and named
+    GPT-2 while the demo model was loaded."""
+    from attention_lab.ui.model_label import model_label
+    from attention_lab.ui.panels.token_editor import NOTICE_STYLE, TokenEditorPanel
+    from state_factory import build_state
+
+    panel = shown(qtbot, TokenEditorPanel())
+    text = "🙂 attention"
+    panel.set_text(text)
+    panel.show_state(build_state(model, text))
+    assert "<0x" in panel.message.text() and model_label(model) in panel.message.text()
+    assert panel.message.styleSheet() != NOTICE_STYLE
+    panel.show_notice("The text is cut at the model's context")  # a problem keeps the red
+    assert panel.message.styleSheet() == NOTICE_STYLE

@@ -39,6 +39,7 @@ from attention_lab.core.tokens import text_remark
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import integer, percent
+from attention_lab.ui.strings import remarks as _remark_texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -46,6 +47,10 @@ from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font,
 
 
 LABEL_SEPARATOR = " · "  # a chip's label: "position · id"
+
+
+NOTICE_STYLE = "color: #b02020;"  # a problem with the text (cut at the context, not one token…)
+REMARK_STYLE = "color: #444;"  # a fact about the text (bytes, spaces)
 
 
 @dataclass(slots=True)
@@ -336,7 +341,7 @@ class TokenEditorPanel(Panel):
         self.message = QLabel(self)
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.PlainText)  # "<0xF0>" in a remark is text, not a tag
-        self.message.setStyleSheet("color: #b02020;")
+        self.message.setStyleSheet(NOTICE_STYLE)
         self.message.hide()
 
         self.chips = ChipView(self)
@@ -448,9 +453,15 @@ class TokenEditorPanel(Panel):
     def show_notice(self, message: str) -> None:
         """``message`` under the text field; none: the remark the analysed text needs (only spaces, bytes), if any."""
         state = self.state
+        remark = None
         if not message and state is not None and state.text == self.editor.toPlainText():
             remark = text_remark(state.text, list(state.tokens))
-            message = tr(f"token_editor.remark.{remark}") if remark else ""
+            if remark == "bytes":  # the loaded model's tokenizer, named (not GPT-2's while the demo is loaded)
+                message = tr("token_editor.remark.bytes_of", model=model_label(state.model))
+            else:
+                message = tr(f"token_editor.remark.{remark}") if remark else ""
+        # a remark is a fact about the text, not a problem: not in the problems' red
+        self.message.setStyleSheet(REMARK_STYLE if remark else NOTICE_STYLE)
         self.message.setText(message)
         self.message.setVisible(bool(message))
         if message and not self.editor.toPlainText():  # the count and the chips were the old text's
