@@ -234,6 +234,15 @@ def _controls_follow(w, state, intent) -> list[str]:
                 problems.append(f"KV says the text fills the context with room for {room} tokens")
             if room <= 0 and kv.message.text() != full:
                 problems.append("the text fills the context and the KV panel doesn't say so")
+    if kv is not None and kv.running and kv.result() is not None:
+        problems.append("the KV panel keeps the previous run's result beside a new run")
+    knockout = w.built_panel("panel.knockout")
+    if knockout is not None and knockout.state is state and "panel.knockout" not in w.redraw.untranslated:
+        # the ranking's caption belongs to the ranking shown, in the language shown
+        captioned = knockout.top_label.text().startswith(tr("knockout.map.key"))
+        if captioned != (knockout.ranking() is not None):
+            problems.append(f"the knockout caption {knockout.top_label.text()!r:.60} with "
+                            f"{'a' if knockout.ranking() is not None else 'no'} ranking shown")
     mask = w.built_panel("panel.mask")
     if mask is not None and not w.tour.isVisible() and mask.selected_mode() != intent.mask_mode:
         problems.append(f"mask mode {mask.selected_mode()!r}, the learner chose {intent.mask_mode!r}")
