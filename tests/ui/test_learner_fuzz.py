@@ -571,6 +571,57 @@ def test_the_tour_gives_back_the_mask_mode_the_learner_picked_during_it(driver):
     assert driver.window.panel("panel.mask").selected_mode() == "finfo.min"
 
 
+def test_the_grids_no_mask_and_the_designer_show_one_mask_after_the_tour(driver):
+    """Seen by a learner: "Bidirectional (no mask)" in the head grid (also right after the tour)
+    while the Mask designer still said "causal" and "no leak"; the checks after every step
+    now compare every control that shows the mask."""
+    replay(driver, [
+        ("set_causal", {"causal": False}),
+        ("open_tab", {"panel_id": "panel.mask_designer"}),
+        ("tour_open", {}),
+        ("tour_next", {}),
+        ("tour_close", {}),
+        ("open_tab", {"panel_id": "panel.mask_designer"}),
+    ])
+    assert driver.window.panel("panel.mask_designer").kind() == "bidirectional"
+
+
+def test_a_designed_mask_is_said_in_words_everywhere(driver):
+    """Seen by a learner: "With the mask documents:." in the head grid and the status bar; and
+    bidirectional chosen in the designer made the grid offer "With the mask bidirectional"."""
+    replay(driver, [
+        ("open_tab", {"panel_id": "panel.mask_designer"}),
+        ("designer_kind", {"kind": "documents"}),
+        ("open_tab", {"panel_id": "panel.head_grid"}),
+        ("set_language", {"code": "pt_BR"}),
+        ("open_tab", {"panel_id": "panel.mask_designer"}),
+        ("designer_kind", {"kind": "bidirectional"}),
+        ("open_tab", {"panel_id": "panel.head_grid"}),
+    ])
+    grid = driver.window.panel("panel.head_grid")
+    assert grid.bidirectional.isChecked() and "bidirecional" not in grid.causal.text().lower()
+
+
+def test_the_designer_and_knockout_actions_reach_their_panels(driver):
+    """The learner driver visits the two lessons added last: a custom grid edited cell by cell,
+    a head knocked out and a ranking cancelled, every step checked."""
+    replay(driver, [
+        ("designer_kind", {"kind": "window"}),
+        ("designer_size", {"size": 3}),
+        ("designer_edit_as_custom", {}),
+        ("designer_click_cell", {"row": 0.6, "column": 0.3}),
+        ("designer_kind", {"kind": "documents"}),
+        ("designer_separator", {"text": "xyzzy plugh"}),
+        ("knockout_head", {"layer": 0.0, "head": 0.99}),
+        ("knockout_mode", {"mode": "mean"}),
+        ("knockout_rank_then_cancel", {"turns": 2}),
+        ("knockout_rank", {}),
+        ("knockout_clear", {}),
+    ])
+    session = driver.window.session
+    assert session.knockout == () and session.knockout_mode == "mean"
+
+
 def test_switching_to_a_model_with_fewer_heads_with_the_portrait_open(driver):
     """Found by the fuzzer: after a switch of model the portrait read the previous model's
     induction scores ([layers, 4 heads]) for the new model's 12 heads: IndexError in

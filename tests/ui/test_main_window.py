@@ -505,7 +505,7 @@ def test_an_emptied_text_shows_no_stale_token_count(qtbot, make_window):
 
 
 
-@pytest.mark.parametrize("text, remark", [("     ", "token_editor.remark.spaces"), ("👋🎉", "token_editor.remark.bytes")])
+@pytest.mark.parametrize("text, remark", [("     ", "token_editor.remark.spaces"), ("👋🎉", "token_editor.remark.bytes_of")])
 def test_a_text_of_spaces_or_emoji_is_explained(qtbot, make_window, text, remark):
     from attention_lab.ui.i18n import tr
 
@@ -515,8 +515,10 @@ def test_a_text_of_spaces_or_emoji_is_explained(qtbot, make_window, text, remark
     state = wait_state(qtbot, window, lambda s: s.text == text)
     editor = window.panel("panel.token_editor")
     qtbot.waitUntil(lambda: editor.message.isVisible(), timeout=STATE_TIMEOUT_MS)  # the panel draws the state
-    assert editor.message.text() == tr(remark)
-    if remark.endswith("bytes"):
+    from attention_lab.ui.model_label import model_label
+
+    assert editor.message.text() == tr(remark, model=model_label(window.session.model))  # (the tokenizer named)
+    if remark.endswith("bytes_of"):
         assert any("<0x" in t for t in state.tokens)  # the chips the remark explains
     type_text(window, "The dog")
     wait_state(qtbot, window, lambda s: s.text == "The dog")

@@ -248,12 +248,14 @@ def test_the_head_grid_hatches_the_designed_masks_walls_and_the_texts_name_the_m
     assert grid.mosaic.geometry.pixels == n  # a short text: one pixel per cell, so the tile is the overlay
     # every head's tile hatches the window's walls, not the causal triangle
     assert (grid.mosaic_overlay.image == tile_overlay(overlay, grid.mosaic.geometry)).all()
-    assert "window:2" in grid.causal.text()  # the mode switch names the mask it shows
+    # the mode switch names the mask it shows, in words (never its spec "window:2")
+    assert "sliding window of 2" in grid.causal.text() and "window:2" not in grid.causal.text()
     leak = LeakagePanel()
     qtbot.addWidget(leak)
     leak.show()
     leak.show_state(state)
-    qtbot.waitUntil(lambda: "window:2" in leak.summary.text(), timeout=LONG)
+    qtbot.waitUntil(lambda: "sliding window of 2" in leak.summary.text(), timeout=LONG)
+    assert "window:2" not in leak.summary.text()
 
 
 def test_each_verdict_sentence_comes_from_its_own_measured_field(model):

@@ -23,7 +23,6 @@ from PySide6.QtGui import QPaintEvent  # noqa: E402
 
 from attention_lab.core.analysis import (  # noqa: E402
     head_portrait,
-    induction_scores_on_repeats,
     kv_stability,
     mask_mode_report,
 )
@@ -424,7 +423,7 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
 
     # induction scores arrive from the worker, once per model
     qtbot.waitUntil(lambda: panel.induction_for(0) is not None, timeout=LONG)
-    direct, _ids = induction_scores_on_repeats(tiny_model.lens, bos_id=tiny_model.tokenizer.eos_id)
+    direct, _ids = roles.model_induction(tiny_model.lens, tiny_model.tokenizer)  # the one measurement
     for h in range(heads):
         assert panel.induction_for(h) == pytest.approx(float(direct[state.layer, h]), abs=1e-6)
     assert panel.table.item(0, col["Induction"]).text() == f"{float(direct[state.layer, 0]):.3f}"
@@ -456,7 +455,7 @@ def test_portrait_table_scatter_induction_and_click(qtbot, worker, state, tiny_m
 
 
 def _chapter_roles(state, tiny_model, rules=None):
-    scores, _ids = induction_scores_on_repeats(tiny_model.lens, bos_id=tiny_model.tokenizer.eos_id)
+    scores, _ids = roles.model_induction(tiny_model.lens, tiny_model.tokenizer)
     return roles.role_map(state.overview, state.n_tokens, scores, rules)
 
 

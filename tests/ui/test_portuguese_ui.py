@@ -87,7 +87,7 @@ def test_no_english_in_the_portuguese_interface(qtbot, make_window, model):
     state = window.last_state
     english = english_words()
     # the learner's tokens and the model's name are theirs, not the interface's
-    allowed = {w.lower() for w in WORD.findall(" ".join(state.tokens) + " " + state.text)}
+    allowed = {w.lower() for w in WORD.findall(" ".join(state.tokens) + " " + state.text + " " + induction_words(window))}
     model = window.session.model
     allowed |= {w.lower() for w in WORD.findall(model.spec + ("" if model.is_demo else " " + model.name))}
     grid = window.panel("panel.head_grid")
@@ -125,3 +125,10 @@ def test_spin_boxes_and_axis_ticks_follow_a_language_switch(qtbot, make_window):
     window.set_language("en")
     qtbot.waitUntil(lambda: spin.text() == "0.250")
     assert spin.value() == 0.25
+
+
+def induction_words(window) -> str:
+    """The words of the sequence the portrait names as its induction scores' (the model's tokens: data, not the interface's words)."""
+    from attention_lab.core.roles import repeated_words_text
+
+    return repeated_words_text(window.session.model.tokenizer)

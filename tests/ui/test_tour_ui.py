@@ -106,6 +106,12 @@ def pct(value: float) -> str:
     return format_value("x_pct", float(value))
 
 
+def mask_in_words(spec) -> str:
+    from attention_lab.ui.mask_words import mask_in_words as words
+
+    return words(spec)
+
+
 def expected_numbers(window, key: str) -> list[str]:
     """Numbers the step's fact must contain, computed here from the window's own analysis."""
     state = window.session.state
@@ -156,9 +162,9 @@ def expected_numbers(window, key: str) -> list[str]:
         # ranked under the mask the analysis runs with (the designer's window, left from the step before)
         ranking = run_rank_heads(lens, ids, "zero", allowed=state.extras["allowed"])
         layer, head, delta = ranking.top[0]
-        # the head in the interface's words, never "0.10" (a decimal)
+        # the head in the interface's words, never "0.10" (a decimal); the mask in words, as every control names it
         return [roles.head_name(layer, head, translator.language), n(ranking.baseline), n(ranking.baseline + delta),
-                state.extras["mask_spec"]]
+                mask_in_words(state.extras["mask_spec"])]
     raise AssertionError(key)
 
 
@@ -475,3 +481,37 @@ def test_a_step_is_set_up_after_the_tour_and_its_words_are_painted(qtbot, make_w
     qtbot.wait(50)
     assert "set-up" not in order and not dock.entry_pending
     dock.title.removeEventFilter(spy)
+
+
+def test_the_knockout_step_shows_the_ranking_it_quotes(qtbot, make_window):
+    """Seen by a learner: step 12 quoted "head 0.1 matters most, 9.31 → 10.987" beside a blank grey
+    knockout map and an empty table, until Rank was pressed."""
+    window = make_window()
+    wait_state(qtbot, window)
+    dock = open_from_help_menu(window)
+    dock.goto("knockout")
+    text = wait_fact(qtbot, window, dock, "knockout")
+    panel = window.panel("panel.knockout")
+    qtbot.waitUntil(lambda: panel.ranking() is not None, timeout=TIMEOUT_MS)
+    layer, head, _delta = panel.ranking().top[0]
+    assert f"{layer}.{head}" in plain(text)  # the map and the sentence name the same head
+    assert panel.top_label.text().startswith(tr("knockout.map.key"))
+
+
+def test_the_portrait_steps_show_button_is_the_tours_and_the_learners_layer_comes_back(qtbot, make_window):
+    """Seen by a learner: after step 8's Show, finishing the tour gave back the layer Show had opened,
+    not their own (the next step took Show's layer for the learner's choice)."""
+    window = make_window()
+    wait_state(qtbot, window)
+    assert window.session.layer == 0  # the learner's own layer (the step's too)
+    dock = open_from_help_menu(window)
+    dock.goto("portrait")
+    wait_fact(qtbot, window, dock, "portrait")
+    # where the step's missing role lives (the tiny model's layers hold none: a target set here)
+    dock._role_target = dock._role_target or ("induction", 1, 0)
+    _role, layer, _head = dock._role_target
+    dock.show_role_head()  # the step's Show button
+    wait_state(qtbot, window, lambda s: s.layer == layer)
+    dock.next()
+    dock.close_tour()
+    assert window.session.layer == 0

@@ -6,6 +6,9 @@
 * it stops early by raising :class:`Cancelled` (or a subclass: ``BenchmarkCancelled``,
   ``FactCancelled``, ``DownloadCancelled``) once ``cancel`` is set; a cancelled job has
   no result;
+* a long job reports ``progress`` between its steps, never inside a timed part: the worker
+  runs an interactive job (:data:`INTERACTIVE_KINDS`, the learner's edit) there, so an edit
+  never waits for the long job's end and no measured interval contains it;
 * its result is matched to the request that asked for it by a key: the model's serial
   plus the inputs the result depends on.
 
@@ -29,6 +32,9 @@ MASK_MODES, INDUCTION, KV_BENCH, KV_STABILITY, TOUR_FACT = "mask-modes", "induct
 MASK_REPORT, KNOCKOUT, RANK_HEADS = "mask-report", "knockout", "rank-heads"
 GENERATION = "generation"
 EXPORT_FILE = "export-file"  # one kind per file (``file_export_kind``): a second export never drops the first
+#: the learner's edits: a job of these kinds waiting behind a long job runs at the long job's next
+#: progress report (between two of its steps) instead of after it
+INTERACTIVE_KINDS = frozenset({ANALYSIS})
 
 
 class Cancelled(Exception):

@@ -93,16 +93,18 @@ def mask_modes_job(lens, ids: list[int], layer: int, position: int, replacement_
 class InductionScores:
     model_serial: int
     scores: Any  # torch.Tensor [L, H]
+    ids: tuple = ()  # the sequence they were measured on (core.roles.induction_ids)
 
 
-def induction_job(lens, bos_id: int | None, *, cancel=None, progress=None):
-    """The model's induction scores ``[L, H]``, on a repeated random sequence."""
+def induction_job(lens, tokenizer, *, cancel=None, progress=None):
+    """The model's induction scores ``[L, H]`` (core.roles.model_induction: the one measurement the
+    portrait and the tour quote) and the sequence they were measured on."""
     import torch
 
-    from attention_lab.core.analysis import induction_scores_on_repeats
+    from attention_lab.core.roles import model_induction
 
-    scores, _ids = induction_scores_on_repeats(lens, bos_id=bos_id)
-    return scores.to(torch.float32)
+    scores, ids = model_induction(lens, tokenizer)
+    return scores.to(torch.float32), ids
 
 
 # ---------------------------------------------------------------------------- KV cache

@@ -197,7 +197,7 @@ def run_lab(
         designer["ablation"] = ablation_section(lens, tok, ids, options.heads, options.mode, position, allowed)
 
     say("step 4: induction scores and head roles")
-    induction, repeat_ids = analysis.induction_scores_on_repeats(lens, bos_id=tok.eos_id if bos else None)
+    induction, repeat_ids = roles.model_induction(lens, tok)  # the app's one measurement (portrait and tour)
     detectors["induction"] = induction.tolist()
     detectors["induction_sequence_length"] = len(repeat_ids)
     role_table = roles.role_map(heads, n, induction, rules) if n >= 2 else []

@@ -41,7 +41,9 @@ from typing import Iterable, Mapping, Sequence
 
 import torch
 
-from .analysis import HeadStats, RoleThresholds, induction_pattern, uniform_causal_entropy
+from .analysis import (
+    HeadStats, RoleThresholds, head_detector, induction_pattern, repeated_random_tokens, uniform_causal_entropy,
+)
 from .numbers import localised, number
 
 ROLES = ("positional", "previous-token", "sink", "induction")
@@ -363,3 +365,56 @@ def where_sentence(found: RoleWhere, lang: str = "en") -> str:
         sentence += "; " + text("roles.none_anywhere", lang, head=head_name(best.layer, best.head, lang),
                                 score=_score(found.role, best, lang))
     return sentence
+
+
+# ---------------------------------------------------------------------------- the model's induction scores
+INDUCTION_WORDS = 12  # words in each half of the induction step's sequence
+
+
+def repeated_words_text(tokenizer, words: int = INDUCTION_WORDS, seed: int = 0) -> str:
+    """A random sequence of whole-word tokens said twice (" river lamp coin … river lamp coin …").
+
+    Random *words*, not random ids: the text goes into the token editor, and each word must
+    come back as the one token it was drawn as, so the second half repeats the first token
+    for token and the induction stripe is sharp.  Drawn from the tokenizer's own vocabulary
+    (whatever model is loaded), seeded."""
+    g = torch.Generator().manual_seed(seed)
+    chosen: list[str] = []
+    for i in torch.randperm(tokenizer.vocab_size, generator=g).tolist():
+        text = tokenizer.token_texts([i])[0]
+        word = text[1:]
+        if text.startswith("␣") and word.isascii() and word.isalpha() and word.islower() and len(word) >= 3:
+            if tokenizer.encode(" " + word) == [i] and word not in chosen:
+                chosen.append(word)
+                if len(chosen) == words:
+                    break
+    if not chosen:
+        raise ValueError("the tokenizer has no whole-word tokens to build a repeated sequence from")
+    half = "".join(" " + w for w in chosen)
+    return half + half  # (the leading space keeps the first word the same token as its copy)
+
+
+def induction_ids(tokenizer, context: int | None = None) -> list[int]:
+    """The one sequence a model's induction scores are measured on: GPT-2's BOS (``<|endoftext|>``),
+    then a random sequence of whole words said twice (:func:`repeated_words_text`) -- the text the
+    tour's induction step puts in the editor, with BOS on, so its figure and the portrait's agree.
+    A tokenizer without whole-word tokens gets random tokens said twice instead; ``context``: at most
+    that many tokens, both halves equal."""
+    eos = getattr(tokenizer, "eos_id", None)
+    try:
+        ids = list(tokenizer.encode(repeated_words_text(tokenizer)))
+    except ValueError:
+        ids = repeated_random_tokens(INDUCTION_WORDS, 0, tokenizer.vocab_size)
+    ids = ([eos] if eos is not None else []) + ids
+    if context is not None and len(ids) > context:
+        half = (context - (eos is not None)) // 2
+        body = ids[(eos is not None):]
+        ids = ids[: (eos is not None)] + body[:half] + body[:half]
+    return ids
+
+
+def model_induction(lens, tokenizer) -> tuple[torch.Tensor, list[int]]:
+    """The model's induction scores ``[L, H]`` (head_detector's induction score) on :func:`induction_ids`,
+    and that sequence: one definition and one measurement, quoted by the portrait and the tour alike."""
+    ids = induction_ids(tokenizer, lens.config.n_positions)
+    return head_detector(lens, ids, "induction"), ids

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from . import analysis, roles
+from .roles import INDUCTION_WORDS, repeated_words_text  # noqa: F401 -- the induction step's text (the window's tour)
 from .budget import budget_rows, default_query, word_at
 from .job_protocol import Cancelled
 from .kvbench import CLEAR_SPEEDUP, cache_size_bytes
@@ -50,6 +51,7 @@ class TourStep:
     mask_mode: str | None = None  # the mode the mask panel's comparison selects
     open_head: bool = False  # open the head whose causal/bidirectional difference is largest
     offers_benchmark: bool = False  # a "Run the benchmark" button; never started by surprise
+    ranks_heads: bool = False  # the knockout panel ranks the heads too: its map shows what the fact quotes
     view: str | None = None  # the head grid's enlarged view to open ("budget": one query, every head)
     repeated_text: bool = False  # the text becomes a random word sequence said twice (induction), given back after
     designer_mask: str | None = None  # the mask designer's choice (core.masks spec text, e.g. "window:3")
@@ -72,7 +74,7 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("kvcache", 5, "panel.generate", offers_benchmark=True, generate_steps=3),
     # beyond the chapter: another mask, and a head taken out
     TourStep("mask_designer", None, "panel.mask_designer", designer_mask=f"window:{TOUR_WINDOW}"),
-    TourStep("knockout", None, "panel.knockout"),
+    TourStep("knockout", None, "panel.knockout", ranks_heads=True),
 )
 STEP_KEYS = tuple(s.key for s in STEPS)
 
@@ -205,12 +207,14 @@ class TourContext:
     thresholds: analysis.RoleThresholds | None = None
     rules: roles.RoleRules | None = None  # the chapter's roles (positional, previous-token, sink, induction)
     token_text: Callable[[int], str] | None = None  # id -> token text (for the replacement's name)
+    tokenizer: Any = None  # the model's (the induction scores' sequence is made with it)
     model_name: str = ""
     cancel: Callable[[], bool] | None = None  # checked between the passes of the longer facts
     # the mask the window's analysis runs under (the designer's): [n, n] bool, None for causal;
     # the knockout step ranks heads under it, as the knockout panel does
     allowed: Any = None
     mask_spec: str = "causal"
+    knockout_mode: str = "zero"  # how the knockout step knocks a head out (the knockout panel's choice)
 
     def __post_init__(self) -> None:
         self.ids = [int(i) for i in self.ids]
@@ -256,6 +260,7 @@ class TourContext:
             ids=ids,
             tokens=tok.token_texts(ids),
             token_text=lambda i: tok.token_texts([int(i)])[0],
+            tokenizer=tok,
             model_name=model.name,
             **kwargs,
         )
@@ -618,7 +623,8 @@ def portrait_fact(ctx: TourContext) -> Fact:
     all_stats = _all_portraits(ctx)
     if ctx.cancel is not None and ctx.cancel():
         raise FactCancelled("cancelled before the induction scores")
-    induction, repeat_ids = analysis.induction_scores_on_repeats(ctx.lens)
+    # the model's one induction measurement, the portrait panel's: the same figure in both
+    induction, repeat_ids = roles.model_induction(ctx.lens, ctx.tokenizer)
     table = roles.role_map(all_stats, ctx.n, induction, ctx.rules)
     stats = [s for s in all_stats if s.layer == ctx.layer]
     by_head = {r.head: r for r in table if r.layer == ctx.layer}
@@ -656,32 +662,6 @@ def portrait_fact(ctx: TourContext) -> Fact:
         },
         data={"where": found, "roles": by_head, "induction_reference": roles.induction_reference(repeat_ids)},
     )
-
-
-INDUCTION_WORDS = 12  # words in each half of the induction step's sequence
-
-
-def repeated_words_text(tokenizer, words: int = INDUCTION_WORDS, seed: int = 0) -> str:
-    """A random sequence of whole-word tokens said twice (" river lamp coin … river lamp coin …").
-
-    Random *words*, not random ids: the text goes into the token editor, and each word must
-    come back as the one token it was drawn as, so the second half repeats the first token
-    for token and the induction stripe is sharp.  Drawn from the tokenizer's own vocabulary
-    (whatever model is loaded), seeded."""
-    g = torch.Generator().manual_seed(seed)
-    chosen: list[str] = []
-    for i in torch.randperm(tokenizer.vocab_size, generator=g).tolist():
-        text = tokenizer.token_texts([i])[0]
-        word = text[1:]
-        if text.startswith("␣") and word.isascii() and word.isalpha() and word.islower() and len(word) >= 3:
-            if tokenizer.encode(" " + word) == [i] and word not in chosen:
-                chosen.append(word)
-                if len(chosen) == words:
-                    break
-    if not chosen:
-        raise ValueError("the tokenizer has no whole-word tokens to build a repeated sequence from")
-    half = "".join(" " + w for w in chosen)
-    return half + half  # (the leading space keeps the first word the same token as its copy)
 
 
 def induction_fact(ctx: TourContext) -> Fact:
@@ -791,7 +771,7 @@ def knockout_fact(ctx: TourContext) -> Fact:
 
     if ctx.n < 2:
         return Fact("knockout.short", {"n": ctx.n})
-    ranking = run_rank_heads(ctx.lens, ctx.ids, "zero", cancel=ctx.cancel, allowed=ctx.allowed)
+    ranking = run_rank_heads(ctx.lens, ctx.ids, ctx.knockout_mode, cancel=ctx.cancel, allowed=ctx.allowed)
     layer, head, delta = ranking.top[0]
     masked = ctx.allowed is not None  # the fact names the mask the ranking ran under
     return Fact("knockout.masked" if masked else "knockout", {

@@ -135,7 +135,48 @@ def window_problems(driver) -> list[str]:
     elif s.model is not None and not has_tokens:
         if tokens is not None and tokens.message.isHidden():  # (hidden with its dock is fine)
             problems.append("a text without tokens, and no notice says so")
+    problems += _one_mask(w)
     problems += _tour_left_things_as_they_were(driver)
+    return problems
+
+
+#: how a mask's spec is spelt (core.masks); a learner reads the mask in words, never this way
+_SPEC_SPELLINGS = ("window:", "prefix:", "documents:")
+
+
+def _one_mask(w) -> list[str]:
+    """Every control that shows the mask shows the same mask, the session's, in words."""
+    from attention_lab.core.inputs import describe_mask, same_mask
+    from attention_lab.ui.mask_words import mask_in_words
+
+    shown = w.session.inputs.shown_mask
+    problems = []
+    grid = w.built_panel("panel.head_grid")
+    if grid is not None:
+        if grid.bidirectional.isChecked() != (shown.kind == "bidirectional"):
+            problems.append(f"the head grid's mode says {'no mask' if grid.bidirectional.isChecked() else 'with the mask'},"
+                            f" the mask is {describe_mask(shown)}")
+        on = w.session.inputs.mask_when_on
+        # (its words in the language it follows: one out of sight is re-worded when it is shown)
+        if on.kind != "causal" and "panel.head_grid" not in w.redraw.untranslated \
+                and mask_in_words(on) not in grid.causal.text():
+            problems.append(f"the head grid's 'with the mask' says {grid.causal.text()!r}, the mask is {describe_mask(on)}")
+    designer = w.built_panel("panel.mask_designer")
+    if designer is not None and designer.kind() != shown.kind:
+        problems.append(f"the mask designer shows {designer.kind()}, the mask is {describe_mask(shown)}")
+    elif designer is not None and shown.kind != "custom" and designer.spec() is not None \
+            and not designer._error and not same_mask(designer.spec(), shown):  # (a separator that is not one token: said, not sent)
+        problems.append(f"the mask designer shows {describe_mask(designer.spec())}, the mask is {describe_mask(shown)}")
+    texts = {"the head grid's mode": grid.causal.text() if grid is not None else "",
+             "the status bar": w.status.mode.text()}
+    leakage = w.built_panel("panel.leakage")
+    if leakage is not None:
+        texts["the leakage summary"] = leakage.summary.text()
+    if w.tour.isVisible():
+        texts["the tour"] = w.tour.fact_label.text() + w.tour.text.text()
+    for where, text in texts.items():
+        if any(spelling in text for spelling in _SPEC_SPELLINGS):
+            problems.append(f"{where} names the mask by its spec: {text!r:.80}")
     return problems
 
 
@@ -172,7 +213,7 @@ def _controls_follow(w, state, intent) -> list[str]:
     if grid is not None and grid.state is state:
         if grid.layer.value() != state.layer:
             problems.append(f"the layer box says {grid.layer.value()}, layer {state.layer} shown")
-        if grid.causal.isChecked() != state.causal:
+        if grid.causal.isChecked() != (state.causal and state.extras.get("mask_spec") != "bidirectional"):
             problems.append("the causal switch disagrees with the maps shown")
     leakage = w.built_panel("panel.leakage")
     if leakage is not None and leakage.state is state and leakage.position.value() != state.position:
@@ -193,6 +234,15 @@ def _controls_follow(w, state, intent) -> list[str]:
                 problems.append(f"KV says the text fills the context with room for {room} tokens")
             if room <= 0 and kv.message.text() != full:
                 problems.append("the text fills the context and the KV panel doesn't say so")
+    if kv is not None and kv.running and kv.result() is not None:
+        problems.append("the KV panel keeps the previous run's result beside a new run")
+    knockout = w.built_panel("panel.knockout")
+    if knockout is not None and knockout.state is state and "panel.knockout" not in w.redraw.untranslated:
+        # the ranking's caption belongs to the ranking shown, in the language shown
+        captioned = knockout.top_label.text().startswith(tr("knockout.map.key"))
+        if captioned != (knockout.ranking() is not None):
+            problems.append(f"the knockout caption {knockout.top_label.text()!r:.60} with "
+                            f"{'a' if knockout.ranking() is not None else 'no'} ranking shown")
     mask = w.built_panel("panel.mask")
     if mask is not None and not w.tour.isVisible() and mask.selected_mode() != intent.mask_mode:
         problems.append(f"mask mode {mask.selected_mode()!r}, the learner chose {intent.mask_mode!r}")

@@ -46,9 +46,10 @@ TOKENS_PANEL, HEADS_PANEL, KV_PANEL, MASK_PANEL = "panel.token_editor", "panel.h
 GENERATE_PANEL = "panel.generate"
 GENERATE_BUTTONS = ("next", "back", "reset", "play")
 GENERATE_SWITCHES = ("stale", "sample")
+DESIGNER_PANEL, KNOCKOUT_PANEL = "panel.mask_designer", "panel.knockout"
 PANEL_IDS = (
     "panel.token_editor", "panel.head_grid", "panel.kvbench", "panel.leakage",
-    "panel.mask", "panel.portrait", "panel.shapes",
+    "panel.mask", "panel.portrait", "panel.shapes", DESIGNER_PANEL, KNOCKOUT_PANEL,
 )
 _SENTENCE = "The quick brown fox jumps over the lazy dog while the cat sleeps. "
 #: what a learner types or pastes: the ordinary, the empty, the odd, and the too long
@@ -71,6 +72,11 @@ TYPED = (" and more", " x", "!", " déjà vu", " 2024")
 WORDS = (" cat", "dog", " the", "banana split", "", "  ", "🙂")
 LANGUAGE_CODES = ("en", "pt_BR")
 MASK_MODES = tuple(m.value for m in MaskMode)
+MASK_KINDS = ("causal", "bidirectional", "prefix", "window", "documents", "custom")
+#: what a learner types as the documents' separator: one token, an escaped newline, a word, not one token
+SEPARATORS = (".", "\\n", " the", "xyzzy plugh")
+#: a cell or head at a fraction of the way along each side of the grid
+FRACTIONS = (0.0, 0.3, 0.6, 0.99)
 #: the window sizes a learner resizes to (width and height drawn apart), the first the start size:
 #: on a desktop monitor (the fuzzer's, and the soak's ``--screen desktop``)
 SIZES = ((1400, 900), (1000, 700), (1900, 1150), (800, 600))
@@ -423,6 +429,101 @@ class LearnerDriver:
         choice.activated.emit(index)
         self.intent.mask_mode = mode
 
+    # ------------------------------------------------------------------ mask designer
+    def designer_kind(self, kind: str) -> None:
+        """Pick a mask in the designer's list."""
+        self._record(f"designer_kind({kind!r})")
+        self._learner_input()
+        choice = self.bring(DESIGNER_PANEL).kind_choice
+        index = choice.findData(kind)
+        choice.setCurrentIndex(index)
+        choice.activated.emit(index)
+
+    def designer_size(self, size: int) -> None:
+        """Type k (prefix-LM) or w (sliding window) in its box, when the mask chosen has one."""
+        self._record(f"designer_size({size})")
+        box = self.bring(DESIGNER_PANEL).size_box
+        if not box.isVisible():
+            return
+        self._learner_input()
+        box.setFocus()
+        box.selectAll()
+        QTest.keyClicks(box, str(size))
+        QTest.keyClick(box, Qt.Key.Key_Return)
+
+    def designer_separator(self, text: str) -> None:
+        """Type the documents' separator and press Enter, when the documents mask is chosen."""
+        self._record(f"designer_separator({text!r})")
+        edit = self.bring(DESIGNER_PANEL).separator_edit
+        if not edit.isVisible():
+            return
+        self._learner_input()
+        edit.setFocus()
+        edit.selectAll()
+        QTest.keyClick(edit, Qt.Key.Key_Delete)
+        type_keys(edit, text)
+        QTest.keyClick(edit, Qt.Key.Key_Return)
+
+    def designer_edit_as_custom(self) -> None:
+        self._record("designer_edit_as_custom()")
+        button = self.bring(DESIGNER_PANEL).to_custom
+        if button.isVisible():
+            self._learner_input()
+            QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+
+    def designer_click_cell(self, row: float, column: float) -> None:
+        """Click a cell of the custom grid at fractions of its side (the grid's click handler:
+        the cell a click lands on is the heat image's business, tested apart)."""
+        self._record(f"designer_click_cell({row}, {column})")
+        designer = self.bring(DESIGNER_PANEL)
+        state = designer.state
+        if state is None or designer.kind() != "custom":
+            return
+        self._learner_input()
+        n = state.n_tokens
+        designer._grid_click(None, (min(n - 1, int(row * n)), min(n - 1, int(column * n))))
+
+    # ------------------------------------------------------------------ head knockout
+    def knockout_head(self, layer: float, head: float) -> None:
+        """Click a head of the knockout map (at fractions of its layers and heads): out, or back in."""
+        self._record(f"knockout_head({layer}, {head})")
+        panel = self.bring(KNOCKOUT_PANEL)
+        state = panel.state
+        if state is None:
+            return
+        self._learner_input()
+        cfg = state.model.lens.config
+        panel._map_click(None, (min(cfg.n_layer - 1, int(layer * cfg.n_layer)), min(cfg.n_head - 1, int(head * cfg.n_head))))
+
+    def knockout_mode(self, mode: str) -> None:
+        self._record(f"knockout_mode({mode!r})")
+        self._learner_input()
+        choice = self.bring(KNOCKOUT_PANEL).mode_choice
+        choice.setCurrentIndex(choice.findData(mode))
+
+    def knockout_clear(self) -> None:
+        self._record("knockout_clear()")
+        self._learner_input()
+        QTest.mouseClick(self.bring(KNOCKOUT_PANEL).clear_button, Qt.MouseButton.LeftButton)
+
+    def knockout_rank(self) -> None:
+        self._record("knockout_rank()")
+        button = self.bring(KNOCKOUT_PANEL).rank_button
+        if button.isEnabled():
+            QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+
+    def knockout_rank_then_cancel(self, turns: int) -> None:
+        """Rank, let ``turns`` turns of the event loop pass, then Cancel (maybe after the end)."""
+        self._record(f"knockout_rank_then_cancel({turns})")
+        panel = self.bring(KNOCKOUT_PANEL)
+        if not panel.rank_button.isEnabled():
+            return
+        QTest.mouseClick(panel.rank_button, Qt.MouseButton.LeftButton)
+        for _ in range(turns):
+            QTest.qWait(1)
+        if panel.cancel_button.isEnabled():
+            QTest.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+
     # ------------------------------------------------------------------ KV benchmark
     def _kv(self):
         panel = self.bring(KV_PANEL)
@@ -488,11 +589,14 @@ class LearnerDriver:
         return self.window.tour
 
     def _inputs(self) -> dict:
+        from attention_lab.core.inputs import describe_mask
+
         s = self.window.session
         mask = self.window.panels.get(MASK_PANEL)
         return dict(
             position=s.position, replacement_id=s.replacement_id, layer=s.layer, causal=s.causal,
             mask_mode=mask.selected_mode() if mask is not None else self.intent.mask_mode,
+            mask=describe_mask(s.inputs.shown_mask), text=s.text,
         )
 
     def tour_open(self) -> None:
@@ -639,16 +743,16 @@ class LearnerDriver:
             kv = w.panel(KV_PANEL)  # built now: built later, it would start from its own defaults
         if kv is not None and self.kv_start_repetitions is not None:
             kv.repetitions.setValue(self.kv_start_repetitions)
-        mask = w.panels.get(MASK_PANEL)
-        if mask is not None:
-            mask.set_mode(self.intent.mask_mode)
+        w.session.set_mask_mode(self.intent.mask_mode)  # (the Mask panel shows the session's)
         # not brought forward (a raise and an event turn): the start layout below shows it
         tokens = w.panel(TOKENS_PANEL)
         if not self._at_seed_analysis():
             tokens.set_bos(False)
             w.session.set_bos(False)
             w.session.set_layer(0)
+            w.session.set_mask(None)
             w.session.set_causal(True)
+            w.session.set_knockout(())
             w.session.set_position(None)
             tokens.editor.setPlainText(SEED_TEXT)
             # the seed text's analysis from an earlier reset, when it is this model's and these
@@ -713,6 +817,7 @@ class LearnerDriver:
             and state.model is session.model and not session.bos and not tokens.bos.isChecked()
             and session.layer == 0 and state.layer == 0 and session.causal and state.causal
             and session.position is None and session.replacement_id is None
+            and session.mask is None and not session.knockout
             and not state.extras.get("bos") and state.extras.get("follow_last", False)
         )
 
@@ -747,6 +852,16 @@ ACTIONS: dict[str, dict[str, tuple]] = {
     "resize": resize_choices(SIZES),
     "set_mask_mode": {"mode": MASK_MODES},
     "set_new_tokens": {"count": (1, 5, 20, 300)},
+    "designer_kind": {"kind": MASK_KINDS},
+    "designer_size": {"size": (1, 3, 8)},
+    "designer_separator": {"text": SEPARATORS},
+    "designer_edit_as_custom": {},
+    "designer_click_cell": {"row": FRACTIONS, "column": FRACTIONS},
+    "knockout_head": {"layer": FRACTIONS, "head": FRACTIONS},
+    "knockout_mode": {"mode": ("zero", "mean")},
+    "knockout_clear": {},
+    "knockout_rank": {},
+    "knockout_rank_then_cancel": {"turns": (0, 2, 10)},
     "kv_run": {},
     "kv_run_then_cancel": {"turns": (0, 2, 10)},
     "kv_restart": {},

@@ -1,7 +1,8 @@
 """The controller between the window and the worker, and the worker's only client.
 
-It owns the current :class:`~attention_lab.core.models.LoadedModel`, the text, the shown
-layer, the head grid's mode, the leakage edit (position + replacement) and the BOS switch.
+It owns the current :class:`~attention_lab.core.models.LoadedModel` and the learner's inputs,
+one :class:`~attention_lab.core.inputs.LearnerInputs` value (text, BOS, layer, mask, leakage
+edit, knockouts…); every change is a new value announced on :attr:`inputs_changed`.
 Edits are debounced (150 ms) and become "analysis" jobs on the worker; the finished
 :class:`~attention_lab.core.analysis_state.AnalysisState` comes back through
 :attr:`state_ready`.  Model switches are "model" jobs on the same worker; a failed load
@@ -30,6 +31,7 @@ from attention_lab.core.job_protocol import (
     ANALYSIS, DOWNLOAD, INDUCTION, KNOCKOUT, KV_BENCH, KV_STABILITY, MASK_MODES, MASK_REPORT, MODEL, RANK_HEADS,
     TOUR_FACT, edit_key, model_serial, text_key,
 )
+from attention_lab.core.inputs import LearnerInputs
 from attention_lab.core.models import ModelLoadError
 from attention_lab.core.pipeline import AnalysisRequest, EmptyTextError, compute_analysis
 from attention_lab.core.pooling import PREVIEW_PIXELS
@@ -58,7 +60,14 @@ class KVRun:
     random_weights: bool = False
 
 
+# the inputs an analysis depends on (the head grid's mode, the Mask panel's mode and the KV
+# benchmark's count are only shown or used by a job of their own)
+ANALYSED_INPUTS = frozenset({"text", "bos", "layer", "mask", "position", "replacement_id", "knockout", "knockout_mode"})
+
+
 class Session(QObject):
+    inputs_changed = Signal(object, object)  # the old and the new core.inputs.LearnerInputs
+    mask_mode_picked = Signal(str)  # a Mask panel mode set, even the one already set
     state_ready = Signal(object)  # AnalysisState
     busy = Signal(bool)
     error = Signal(str, str)  # message, details
@@ -99,15 +108,7 @@ class Session(QObject):
         self.worker = worker
         self.download_worker = download_worker
         self.model: Any = None
-        self.text = ""
-        self.layer = 0
-        self.causal = True
-        self.position: int | None = None  # None: follow the last token
-        self.replacement_id: int | None = None  # None: the model's best guess
-        self.bos = False
-        self.mask = None  # core.masks.MaskSpec of the analysis's masked pass; None: causal
-        self.knockout: tuple[tuple[int, int], ...] = ()  # heads knocked out in the analysis
-        self.knockout_mode = "zero"
+        self._inputs = LearnerInputs()
         self._rank_job: Job | None = None
         self.grid_pixels = PREVIEW_PIXELS  # the head grid's map width: the worker pools long texts to it
         self.state = None  # the AnalysisState on display
@@ -122,20 +123,58 @@ class Session(QObject):
         worker.busy_changed.connect(self.busy)
 
     # ------------------------------------------------------------------ inputs
+    @property
+    def inputs(self) -> LearnerInputs:
+        """Every input the learner has set (a new value at each change: :attr:`inputs_changed`)."""
+        return self._inputs
+
+    def set_inputs(self, new: LearnerInputs, *, analyse: bool = True) -> bool:
+        """Make ``new`` the inputs (the tour gives a snapshot back this way): every control follows
+        through :attr:`inputs_changed`; an analysis is asked for when an analysed input changed
+        (``analyse``), a head grid mode alone redraws the state on display.  True if anything changed."""
+        old = self._inputs
+        changed = new.changed_fields(old)
+        if not changed:
+            return False
+        self._inputs = new
+        self.inputs_changed.emit(old, new)
+        if changed & {"mask", "knockout", "knockout_mode"}:
+            self.analysis_mask_changed.emit(new.mask, new.knockout)
+        if changed & ANALYSED_INPUTS:
+            if analyse:
+                self._schedule()
+        elif "causal" in changed and self.state is not None:
+            # both modes are in every state: no recomputation
+            self.state = dataclasses.replace(self.state, causal=new.causal)
+            self.state_ready.emit(self.state)
+        return True
+
+    def _change(self, **changes: Any) -> bool:
+        return self.set_inputs(self._inputs.replace(**changes))
+
+    # the inputs one by one (read, and set without an analysis: the settings file, the start-up text)
+    text = property(lambda self: self._inputs.text,
+                    lambda self, value: self.set_inputs(self._inputs.replace(text=str(value)), analyse=False))
+    layer = property(lambda self: self._inputs.layer,
+                     lambda self, value: self.set_inputs(self._inputs.replace(layer=int(value)), analyse=False))
+    causal = property(lambda self: self._inputs.causal,
+                      lambda self, value: self.set_inputs(self._inputs.replace(causal=bool(value)), analyse=False))
+    bos = property(lambda self: self._inputs.bos,
+                   lambda self, value: self.set_inputs(self._inputs.replace(bos=bool(value)), analyse=False))
+    position = property(lambda self: self._inputs.position)
+    replacement_id = property(lambda self: self._inputs.replacement_id)
+    mask = property(lambda self: self._inputs.mask)  # core.masks.MaskSpec of the analysis; None: causal
+    knockout = property(lambda self: self._inputs.knockout)
+    knockout_mode = property(lambda self: self._inputs.knockout_mode)
+
     def set_text(self, text: str) -> None:
-        if text == self.text:
-            return
-        self.text = text
-        self._schedule()
+        self._change(text=str(text))
 
     def set_layer(self, layer: int) -> None:
         layer = int(layer)
         if self.model is not None:
             layer = min(max(0, layer), self.model.lens.config.n_layer - 1)
-        if layer == self.layer:
-            return
-        self.layer = layer
-        self._schedule()
+        self._change(layer=layer)
 
     def set_grid_pixels(self, pixels: int) -> None:
         """The head grid's maps are ``pixels`` wide now: the next analyses pool long texts to
@@ -143,62 +182,50 @@ class Session(QObject):
         self.grid_pixels = max(32, int(pixels))
 
     def set_causal(self, causal: bool) -> None:
-        """The head grid's mode: both modes are in every state, so no recomputation."""
-        causal = bool(causal)
-        if causal == self.causal:
-            return
-        self.causal = causal
-        if self.state is not None:
-            self.state = dataclasses.replace(self.state, causal=causal)
-            self.state_ready.emit(self.state)
+        """The head grid's choice, the maps with the mask or without any (both are in every
+        state, so no recomputation unless it turns the designer's "no mask" back to GPT-2's)."""
+        self.set_inputs(self._inputs.with_mask_shown(bool(causal)))
+
+    def _last_token(self, position: int | None) -> int | None:
+        if self.state is not None and position is not None and position >= self.state.n_tokens - 1:
+            return None  # the last token: keep following it as the text grows
+        return position
 
     def set_position(self, position: int | None) -> None:
         """The edited position of the leakage diff (None: the last token)."""
-        if self.state is not None and position is not None and position >= self.state.n_tokens - 1:
-            position = None  # the last token: keep following it as the text grows
-        if position == self.position:
-            return
-        self.position = position
-        self.replacement_id = None
-        self._schedule()
+        position = self._last_token(position)
+        if position != self.position:
+            self._change(position=position, replacement_id=None)
 
     def set_replacement(self, position: int | None, token_id: int) -> None:
-        if self.state is not None and position is not None and position >= self.state.n_tokens - 1:
-            position = None
-        if position == self.position and token_id == self.replacement_id:
-            return
-        self.position = position
-        self.replacement_id = int(token_id)
-        self._schedule()
+        self._change(position=self._last_token(position), replacement_id=int(token_id))
 
     def set_bos(self, bos: bool) -> None:
         bos = bool(bos)
         if bos == self.bos:
             return
         shift = 1 if bos else -1  # keep pointing at the same token
-        if self.position is not None:
-            self.position = max(0, self.position + shift)
-        self.bos = bos
-        self._schedule()
+        position = None if self.position is None else max(0, self.position + shift)
+        self._change(bos=bos, position=position)
 
     def set_mask(self, spec) -> None:
-        """The mask the analysis runs under (a core.masks.MaskSpec; None or causal: GPT-2's)."""
-        if spec is not None and spec.kind == "causal":
-            spec = None
-        if job_protocol.mask_key(spec) == job_protocol.mask_key(self.mask):
-            return
-        self.mask = spec
-        self.analysis_mask_changed.emit(self.mask, self.knockout)
-        self._schedule()
+        """The mask the analysis runs under (a core.masks.MaskSpec; None or causal: GPT-2's),
+        chosen in the designer: the head grid shows it on."""
+        self.set_inputs(self._inputs.with_mask(spec))
+
+    def set_mask_mode(self, mode: str) -> None:
+        """The Mask panel's way of hiding the future (a core.lens.MaskMode value); a pick that
+        changes nothing is still announced (:attr:`mask_mode_picked`: the tour gives back the last pick)."""
+        self._change(mask_mode=str(mode))
+        self.mask_mode_picked.emit(str(mode))
+
+    def set_kv_new_tokens(self, count: int) -> None:
+        """How many tokens the KV benchmark generates per run."""
+        self._change(kv_new_tokens=int(count))
 
     def set_knockout(self, heads, mode: str = "zero") -> None:
         """Heads (layer, head) knocked out in the analysis (``mode``: zero or mean); () for none."""
-        heads = tuple(sorted({(int(a), int(b)) for a, b in heads}))
-        if heads == self.knockout and mode == self.knockout_mode:
-            return
-        self.knockout, self.knockout_mode = heads, str(mode)
-        self.analysis_mask_changed.emit(self.mask, self.knockout)
-        self._schedule()
+        self._change(knockout=tuple(heads), knockout_mode=str(mode))
 
     def toggle_knockout(self, layer: int, head: int) -> None:
         """Knock one more head out, or bring it back (the head grid's Shift+click)."""
@@ -236,8 +263,8 @@ class Session(QObject):
         if state.extras.get("bos"):
             ids = ids[1:]
         kept = state.extras.get("kept_chars", len(state.text))
-        self.text = self.model.tokenizer.decode(ids) + state.text[kept:]
-        self.replacement_id = None
+        self.set_inputs(self._inputs.replace(text=self.model.tokenizer.decode(ids) + state.text[kept:],
+                                             replacement_id=None), analyse=False)
         self.analyse_now()
 
     # ------------------------------------------------------------------ analysis
@@ -292,7 +319,7 @@ class Session(QObject):
             return  # a newer request was made after this one started: it is on its way
         if state.causal != self.causal:
             state = dataclasses.replace(state, causal=self.causal)
-        self.layer = state.layer
+        self.set_inputs(self._inputs.replace(layer=state.layer), analyse=False)  # (clamped to the model's layers)
         self.state = state
         self.state_ready.emit(state)
 
@@ -327,9 +354,10 @@ class Session(QObject):
     def _on_model_loaded(self, model, prefetched=None) -> None:
         previous = self.model
         self.model = model
-        self.layer = min(self.layer, model.lens.config.n_layer - 1)
+        changes: dict[str, Any] = {"layer": min(self.layer, model.lens.config.n_layer - 1)}
         if previous is None or previous.tokenizer.vocab_size != model.tokenizer.vocab_size:
-            self.replacement_id = None
+            changes["replacement_id"] = None
+        self.set_inputs(self._inputs.replace(**changes), analyse=False)  # (analysed just below)
         self.model_changed.emit(model)
         self.analyse_now(prefetched)
 
@@ -395,10 +423,9 @@ class Session(QObject):
     def measure_induction(self, model) -> int:
         """The model's induction scores (once per model) → :attr:`induction_ready`; returns its serial."""
         serial = model_serial(model)
-        bos = getattr(model.tokenizer, "eos_id", None)  # GPT-2 uses <|endoftext|> as its BOS
         self._submit(
-            INDUCTION, serial, jobs.induction_job, model.lens, bos,
-            on_result=lambda scores: self.induction_ready.emit(jobs.InductionScores(serial, scores)),
+            INDUCTION, serial, jobs.induction_job, model.lens, model.tokenizer,
+            on_result=lambda pair: self.induction_ready.emit(jobs.InductionScores(serial, pair[0], tuple(pair[1]))),
         )
         return serial
 

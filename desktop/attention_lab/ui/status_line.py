@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import fixed
 
@@ -93,7 +94,7 @@ class StatusLine:
             mode = tr("status.mode_causal" if state.causal else "status.mode_bidirectional")
             spec = state.extras.get("mask_spec", "causal")
             if state.causal and spec != "causal":  # the mask designer's
-                mode = tr("status.mode_designed", spec=spec)
+                mode = tr("status.mode_mask", mask=mask_in_words(spec))
             knocked = len(state.extras.get("knockout", ()))
             if knocked:
                 mode += " · " + tr("status.knocked_out", count=knocked)

@@ -41,12 +41,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core.inputs import same_mask
 from attention_lab.core.job_protocol import TOUR_FACT, text_key
-from attention_lab.core.lens import MaskMode
+from attention_lab.core.masks import parse_mask_spec
 from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
+from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.model_label import model_label, model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.qt_compat import call_after_posted_work, call_later
@@ -54,7 +56,6 @@ from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers t
 from attention_lab.ui.panels.panel_kit import MORE, ExplanationLabel, fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.kv_bench import DEFAULT_NEW_TOKENS  # what the KV panel starts with, before it is built
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,9 @@ KEY_STEP, KEY_INDEX, KEY_FINISHED, KEY_OFFERED = "tour/step", "tour/index", "tou
 
 # ---------------------------------------------------------------------------- formatting
 def format_value(name: str, value: Any) -> str:
-    """One number of a fact, as the learner reads it (exact zeros print as "0")."""
+    """One number of a fact, as the learner reads it (exact zeros print as "0"; a mask in words)."""
+    if name == "mask":
+        return html.escape(mask_in_words(value))
     if isinstance(value, bool):
         return tr("tour.yes" if value else "tour.no")
     if isinstance(value, int):
@@ -136,6 +139,19 @@ def save_progress(settings: QSettings, progress: TourProgress) -> None:
 
 
 # ---------------------------------------------------------------------------- the dock
+class _MaskCells:
+    """A mask as the tour compares it: the same choice, a custom grid's cells included."""
+
+    def __init__(self, spec) -> None:
+        self.spec = spec
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _MaskCells) and same_mask(self.spec, other.spec)
+
+    def __repr__(self) -> str:
+        return f"_MaskCells({self.spec})"
+
+
 class TourDock(QDockWidget):
     """The tour's dock: step title, what to look at, the measured fact, Back / Next / Close."""
 
@@ -166,7 +182,7 @@ class TourDock(QDockWidget):
         # to: its end gives back each one the learner has not changed since
         self._before: dict | None = None
         self._set_by_tour: dict = {}
-        self._mask_watched = None  # the mask panel whose learner picks the tour listens to
+        self._setting_up = False  # a step is setting the inputs up (its choices are not the learner's)
         self.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -294,6 +310,7 @@ class TourDock(QDockWidget):
         translator.language_changed.connect(self._on_language)
         session = window.session  # the facts are its jobs; its KV runs say what text they ran on
         session.fact_ready.connect(self._on_fact)
+        session.mask_mode_picked.connect(self._learner_picked_mode)
         session.job_failed.connect(self._on_fact_error)
         session.kv_bench_step.connect(self._on_bench_step)
         session.kv_bench_finished.connect(self._on_bench_finished)
@@ -315,14 +332,11 @@ class TourDock(QDockWidget):
 
     # ------------------------------------------------------------------ the learner's own inputs
     def _inputs(self) -> dict:
-        """The inputs a step may change: the leakage edit, layer, mode, the mask panel's mode."""
-        session = self.window_.session
-        mask = self.window_.built_panel(PanelId.MASK)
-        mode = mask.selected_mode() if mask is not None else MaskMode.NEG_INF.value
-        designer = self.window_.built_panel(PanelId.MASK_DESIGNER)
-        return {"edit": (session.position, session.replacement_id), "layer": session.layer,
-                "causal": session.causal, "mask_mode": mode, "text": session.text,
-                "designer": designer.choice_text() if designer is not None else "causal"}
+        """The inputs a step may change, from the session's value: the leakage edit, layer, mode,
+        the Mask panel's mode, the text and the designer's mask."""
+        now = self.window_.session.inputs
+        return {"edit": (now.position, now.replacement_id), "layer": now.layer, "causal": now.causal,
+                "mask_mode": now.mask_mode, "text": now.text, "bos": now.bos, "designer": _MaskCells(now.mask)}
 
     def _note_set_by_tour(self, keys) -> None:
         """Remember what the tour has just set these inputs to."""
@@ -346,18 +360,36 @@ class TourDock(QDockWidget):
         step had already selected: the step-to-step comparison sees no change then, and the end
         gave back the mode from before (the soak's step 322: finfo.min, then the mask step's
         -inf picked again by the learner, closed on finfo.min)."""
-        if self._before is not None:
+        if self._before is not None and not self._setting_up:
             self._before["mask_mode"] = mode
             self._set_by_tour.pop("mask_mode", None)
 
-    def _give_back_text(self) -> None:
-        """The learner's own text, when the tour replaced it and nobody typed since."""
-        set_to = self._set_by_tour.pop("text", None)
+    def _give_back(self, back: dict) -> None:
+        """The learner's own values of ``back``'s inputs, as one new value through the session (every
+        control follows it); the edit belongs to the text it comes back with."""
         session = self.window_.session
-        if set_to is None or self._before is None or session.text != set_to or self._before["text"] == set_to:
-            return
-        self.window_.panel(PanelId.TOKEN_EDITOR).set_text(self._before["text"])
-        session.set_text(self._before["text"])
+        changes = {}
+        if "text" in back:
+            changes["text"] = back["text"]
+        for key in ("layer", "causal", "mask_mode", "bos"):
+            if key in back:
+                changes[key] = back[key]
+        if "designer" in back:
+            changes["mask"] = back["designer"].spec
+        if "edit" in back:
+            changes["position"], changes["replacement_id"] = back["edit"]
+        session.set_inputs(session.inputs.replace(**changes))
+
+    def _give_back_text(self) -> None:
+        """The learner's own text and BOS switch, when the tour replaced them and nobody changed them since."""
+        back = {}
+        for key in ("text", "bos"):
+            set_to = self._set_by_tour.pop(key, None)
+            now = self._inputs()[key]
+            if set_to is not None and self._before is not None and now == set_to and self._before[key] != set_to:
+                back[key] = self._before[key]
+        if back:
+            self._give_back(back)
 
     def _give_back_inputs(self) -> None:
         before, self._before = self._before, None
@@ -365,36 +397,13 @@ class TourDock(QDockWidget):
         if before is None:
             return
         now = self._inputs()
-        back = {key: before[key] for key, value in set_by_tour.items() if now[key] == value and before[key] != value}
-        session = self.window_.session
-        if "text" in back:  # first: the edit below belongs to the learner's own text
-            self.window_.panel(PanelId.TOKEN_EDITOR).set_text(back["text"])
-            session.set_text(back["text"])
-        if "mask_mode" in back:
-            mask = self.window_.built_panel(PanelId.MASK)
-            if mask is not None:
-                mask.set_mode(back["mask_mode"])
-        if "designer" in back:
-            designer = self.window_.built_panel(PanelId.MASK_DESIGNER)
-            if designer is not None:
-                designer.set_choice_text(back["designer"])
-        if "layer" in back:
-            session.set_layer(back["layer"])
-        if "causal" in back:
-            session.set_causal(back["causal"])
-        if "edit" in back:
-            position, replacement = back["edit"]
-            if replacement is None:
-                session.set_position(position)
-            else:
-                session.set_replacement(position, replacement)
+        self._give_back({key: before[key] for key, value in set_by_tour.items()
+                         if now[key] == value and before[key] != value})
 
     # ------------------------------------------------------------------ access to the window
     def _new_token_count(self) -> int:
-        """The KV panel's setting; its default while the panel isn't built (reading it must not
-        build it: panels behind tabs are built when first shown)."""
-        kv = self.window_.built_panel(PanelId.KVBENCH)
-        return kv.new_token_count() if kv is not None else DEFAULT_NEW_TOKENS
+        """The KV benchmark's new-token count, from the learner's inputs."""
+        return self.window_.session.inputs.kv_new_tokens
 
     def _dock(self, panel_id: str) -> QDockWidget | None:
         return self.window_.findChild(QDockWidget, panel_id)
@@ -492,42 +501,43 @@ class TourDock(QDockWidget):
             self._give_back_text()  # the induction step's sequence is the learner's text again
         touched = {key for key, on in (("layer", step.layer is not None), ("causal", step.causal is not None),
                                         ("edit", step.edit_last_token), ("mask_mode", step.mask_mode is not None),
-                                        ("text", step.repeated_text),
+                                        ("text", step.repeated_text), ("bos", step.repeated_text),
                                         ("designer", step.designer_mask is not None)) if on}
         dock = self._dock(step.panel)
         if dock is not None:
             dock.show()
             dock.raise_()
-        if step.layer is not None:
-            session.set_layer(step.layer)
-        if step.causal is not None:
-            session.set_causal(step.causal)
-        if step.edit_last_token and session.position is not None:
-            session.set_position(None)  # the lab edits the end of the sentence
-        if step.mask_mode is not None:
-            mask = self.window_.panel(PanelId.MASK)
-            if self._mask_watched is not mask:  # only a mode the tour set is ever given back
-                mask.mode_picked.connect(self._learner_picked_mode)
-                self._mask_watched = mask
-            mask.set_mode(step.mask_mode)
-        if step.offers_benchmark:
-            self.window_.panel(PanelId.KVBENCH).show_benchmark()
-        if step.generate_steps:
-            self.window_.panel(PanelId.GENERATE).step_to(step.generate_steps)
-        if step.view is not None:
-            self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
-        if step.repeated_text and session.model is not None:
-            # the induction step: a random word sequence said twice, in the editor too (given back after)
-            text = repeated_words_text(session.model.tokenizer)
-            self.window_.panel(PanelId.TOKEN_EDITOR).set_text(text)
-            session.set_text(text)
-        if step.designer_mask is not None:
-            self.window_.panel(PanelId.MASK_DESIGNER).set_choice_text(step.designer_mask)
+        self._setting_up = True  # (the step's own choices are not the learner's picks)
+        try:
+            if step.layer is not None:
+                session.set_layer(step.layer)
+            if step.causal is not None:
+                session.set_causal(step.causal)
+            if step.edit_last_token and session.position is not None:
+                session.set_position(None)  # the lab edits the end of the sentence
+            if step.mask_mode is not None:
+                session.set_mask_mode(step.mask_mode)
+            if step.offers_benchmark:
+                self.window_.panel(PanelId.KVBENCH).show_benchmark()
+            if step.generate_steps:
+                self.window_.panel(PanelId.GENERATE).step_to(step.generate_steps)
+            if step.view is not None:
+                self.window_.panel(PanelId.HEAD_GRID).open_view(step.view)
+            if step.repeated_text and session.model is not None:
+                # the induction step: a random word sequence said twice after BOS, in the editor too (given
+                # back after): the very sequence the model's induction scores are measured on (the portrait's)
+                session.set_inputs(session.inputs.replace(text=repeated_words_text(session.model.tokenizer),
+                                                          bos=True))
+            if step.designer_mask is not None:
+                session.set_mask(parse_mask_spec(step.designer_mask))
+        finally:
+            self._setting_up = False
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self._opened_head = None
         self._forget_fact()
         self.retranslate()
+        self._rank_beside_the_fact()
         self._request_fact()
 
     def _open_head(self, fact: Fact) -> None:
@@ -568,9 +578,11 @@ class TourDock(QDockWidget):
             new_tokens=new_tokens,
             rules=rules,
             token_text=lambda i: tok.token_texts([int(i)])[0],
+            tokenizer=tok,
             model_name=model.name,
             allowed=state.extras.get("allowed"),
             mask_spec=state.extras.get("mask_spec", "causal"),
+            knockout_mode=self.window_.session.inputs.knockout_mode,
         )
 
     def _request_key(self, state) -> tuple:
@@ -661,6 +673,7 @@ class TourDock(QDockWidget):
         if self._role_target is not None:
             _role, layer, head = self._role_target
             self.window_.select_head(layer, head)
+            self._note_set_by_tour({"layer"})  # the tour's button: the learner's own layer comes back at the end
 
     @property
     def fact_model(self) -> str:
@@ -752,8 +765,18 @@ class TourDock(QDockWidget):
 
     # ------------------------------------------------------------------ events
     @Slot(object)
+    def _rank_beside_the_fact(self) -> None:
+        """The knockout step quotes the head that matters most: the knockout panel's map and table show
+        the same ranking (the same core function on the same text and mask), not a blank map."""
+        if not self.step.ranks_heads or self._entry_pending or not self.isVisible():
+            return
+        panel = self.window_.built_panel(PanelId.KNOCKOUT)
+        if panel is not None and panel.state is self.window_.session.state and not self.window_.session.pending:
+            panel.rank_once()
+
     def _on_state(self, _state) -> None:
         if self.isVisible():
+            self._rank_beside_the_fact()
             self._request_fact()
             self._update_run_button()
             self._emit_if_settled()

@@ -25,7 +25,14 @@ class WindowSlots(Protocol):
     def show_error(self, message: str, details: str = "") -> None: ...
 
 
+def _follow_inputs(session: Session, panel) -> None:
+    """``panel`` shows the learner's inputs: now (it may be built long after they were set) and at each change."""
+    session.inputs_changed.connect(panel.show_inputs)
+    panel.show_inputs(session.inputs, session.inputs)
+
+
 def _token_editor(session: Session, panel, window: WindowSlots | None) -> None:  # panels.token_editor
+    _follow_inputs(session, panel)
     panel.text_changed.connect(session.set_text)
     panel.position_requested.connect(session.set_position)
     panel.replacement_requested.connect(session.set_replacement)
@@ -37,6 +44,7 @@ def _token_editor(session: Session, panel, window: WindowSlots | None) -> None: 
 
 
 def _head_grid(session: Session, panel, window: WindowSlots | None) -> None:  # panels.head_grid
+    _follow_inputs(session, panel)
     panel.layer_requested.connect(session.set_layer)
     panel.causal_requested.connect(session.set_causal)
     panel.knockout_toggled.connect(session.toggle_knockout)
@@ -55,6 +63,8 @@ def _leakage(session: Session, panel, window: WindowSlots | None) -> None:  # pa
 
 
 def _mask(session: Session, panel, window: WindowSlots | None) -> None:  # panels.mask
+    _follow_inputs(session, panel)
+    panel.mode_picked.connect(session.set_mask_mode)
     panel.modes_wanted.connect(session.measure_mask_modes)
     session.mask_modes_ready.connect(panel.show_mask_modes)
     session.job_failed.connect(panel.show_job_failure)
@@ -73,6 +83,8 @@ def _portrait(session: Session, panel, window: WindowSlots | None) -> None:  # p
 
 
 def _kv(session: Session, panel, window: WindowSlots | None) -> None:  # panels.kv_bench
+    _follow_inputs(session, panel)
+    panel.new_tokens_chosen.connect(session.set_kv_new_tokens)
     panel.benchmark_wanted.connect(session.run_kv_benchmark)
     panel.benchmark_cancel_wanted.connect(session.cancel_kv_benchmark)
     panel.stability_wanted.connect(session.measure_kv_stability)
@@ -87,6 +99,7 @@ def _kv(session: Session, panel, window: WindowSlots | None) -> None:  # panels.
 
 
 def _mask_designer(session: Session, panel, window: WindowSlots | None) -> None:  # panels.mask_designer
+    _follow_inputs(session, panel)
     panel.mask_chosen.connect(session.set_mask)
     panel.report_wanted.connect(session.measure_mask_report)
     session.mask_report_progress.connect(panel.show_report_progress)

@@ -14,6 +14,10 @@ job functions live in :mod:`attention_lab.core.jobs` and :mod:`attention_lab.cor
   :meth:`InferenceWorker.shutdown`: ``on_result(result)``, ``on_error(exc, details)``
   (``details``: the formatted traceback), ``on_progress(payload)``, ``on_cancelled()``
   (after an explicit ``job.cancel()`` or ``worker.cancel(kind)``, not when superseded).
+* An interactive job (``core.job_protocol.INTERACTIVE_KINDS``: the learner's edit) submitted while
+  a long job runs does not wait for its end: it runs on this thread at the long job's next
+  ``progress`` call, between two of its steps (the KV benchmark reports after each token's
+  timed forward, so no timed interval contains it).
 * ``fn`` stops early by returning, or raising :class:`~attention_lab.core.job_protocol.Cancelled`
   (or a subclass), once ``cancel`` is set; a cancelled job never delivers ``on_result``.
 
@@ -36,7 +40,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from attention_lab.core.heap import KEPT_HEAP, trimming
-from attention_lab.core.job_protocol import Cancelled
+from attention_lab.core.job_protocol import INTERACTIVE_KINDS, Cancelled
 
 #: the longest the worker keeps the GIL once the GUI thread asks for it (seconds; Python's default: 5 ms)
 GIL_SWITCH_S = 0.001
@@ -118,6 +122,7 @@ class InferenceWorker(QObject):
         self._lock = threading.Condition()
         self._pending: deque[Job] = deque()
         self._running: Job | None = None
+        self._outer: Job | None = None  # the long job an interactive one runs inside (its progress report)
         self._latest: dict[str, Job] = {}  # GUI side: the job whose results are wanted
         self._live = 0  # submitted and not finished (GUI side), drives ``busy``
         self._closed = False
@@ -192,8 +197,9 @@ class InferenceWorker(QObject):
                     job.done = True
                     job.let_go()  # never run: the worker takes nothing from a closed queue
                 self._pending.clear()
-                if self._running is not None:
-                    self._running.event.set()
+                for running in (self._running, self._outer):
+                    if running is not None:
+                        running.event.set()
                 self._lock.notify_all()
             try:
                 self._relay.event.disconnect(self._on_event)
@@ -296,13 +302,35 @@ class InferenceWorker(QObject):
             if trimming():
                 KEPT_HEAP.after_job()
 
+    def _serve_interactive(self) -> None:
+        """Run the interactive jobs waiting (the learner's edit) now, on this thread, inside a
+        long job's progress report: between two of its steps, never inside a timed one."""
+        while True:
+            with self._lock:
+                job = next((j for j in self._pending if j.kind in INTERACTIVE_KINDS), None)
+                if job is None or self._closed:
+                    return
+                self._pending.remove(job)
+                self._outer, self._running = self._running, job
+            try:
+                self._run(job)
+            finally:
+                with self._lock:
+                    self._running, self._outer = self._outer, None
+
     def _run(self, job: Job) -> None:
         if job.cancelled:
             self._post(job, "cancelled")
             return
         self._post(job, "started")
         kwargs = dict(job.kwargs, cancel=job.event)
-        kwargs.setdefault("progress", lambda payload: self._post(job, "progress", payload))
+
+        def progress(payload: Any) -> None:
+            self._post(job, "progress", payload)
+            if job.kind not in INTERACTIVE_KINDS:
+                self._serve_interactive()
+
+        kwargs.setdefault("progress", progress)
         try:
             result = job.fn(*job.args, **kwargs)
         except Cancelled:

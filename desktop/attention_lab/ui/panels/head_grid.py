@@ -48,6 +48,8 @@ from attention_lab.ui.panels.heatmap_kit import (
     reserve_tick_text_height,
 )
 from attention_lab.ui.panels.ids import PanelId
+from attention_lab.core.inputs import mask_words
+from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.panels.mask_overlay import masked_overlay
 from attention_lab.ui.panels.mosaic import (
     MosaicGeometry,
@@ -138,6 +140,7 @@ class HeadGridPanel(Panel):
         self._labels_later = False  # the grid's token labels left for the next redraw step
         self._labelled = None  # the mosaic geometry the grid's token labels were placed for
         self.hover_text = ""
+        self._inputs = None  # the learner's inputs (core.inputs.LearnerInputs) once the session says them
         self._head_values: dict[int, list] = {}  # each enlarged map's cell values, shown when they fit
 
         self.explain = explanation_label(self)
@@ -335,10 +338,7 @@ class HeadGridPanel(Panel):
         self.head = min(self.head, cfg.n_head - 1)
         self.head_spin.setValue(self.head)
         self.head_spin.blockSignals(False)
-        for button, on in ((self.causal, state.causal), (self.bidirectional, not state.causal)):
-            button.blockSignals(True)
-            button.setChecked(on)
-            button.blockSignals(False)
+        self._check_mode(state.causal)
         self._label_mask_button()
         self._retitle()
         self._render_all()
@@ -362,10 +362,29 @@ class HeadGridPanel(Panel):
         finally:
             self._labels_later = False
 
+    def show_inputs(self, _old, new) -> None:
+        """The learner's inputs changed: the mode buttons show the mask every control shows."""
+        self._inputs = new
+        self._check_mode(new.causal)
+        self._label_mask_button()
+
+    def _check_mode(self, causal: bool) -> None:
+        if self._inputs is not None:  # "bidirectional" chosen in the designer is no mask too
+            causal = self._inputs.shown_mask.kind != "bidirectional"
+        for button, on in ((self.causal, causal), (self.bidirectional, not causal)):
+            button.blockSignals(True)
+            button.setChecked(on)
+            button.blockSignals(False)
+
     def _label_mask_button(self) -> None:
-        """"With the mask" names the mask designer's mask when it is not GPT-2's."""
-        spec = self.state.extras.get("mask_spec", "causal") if self.state is not None else "causal"
-        self.causal.setText(tr("head_grid.causal") if spec == "causal" else tr("head_grid.designed", spec=spec))
+        """"With the mask" names, in words, the mask it gives: the designer's when it is not GPT-2's."""
+        if self._inputs is not None:
+            spec = self._inputs.mask_when_on
+        else:
+            spec = self.state.extras.get("mask_spec", "causal") if self.state is not None else "causal"
+        kind = mask_words(spec)[0]
+        plain = kind in ("mask.causal", "mask.bidirectional")  # (bidirectional is no mask: "with" it means GPT-2's)
+        self.causal.setText(tr("head_grid.causal") if plain else tr("head_grid.with_mask", mask=mask_in_words(spec)))
 
     def set_view(self, view: str) -> None:
         """The enlarged head's view: :data:`ONE_MODE`, :data:`SIDE_BY_SIDE` (the tour's step 2) or

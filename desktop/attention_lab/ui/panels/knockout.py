@@ -45,6 +45,7 @@ from attention_lab.ui.strings import knockout as _texts  # noqa: F401 -- registe
 MODES = ("zero", "mean")
 NAMED = 5  # heads named under the ranked map
 IDLE_RGBA = (225, 228, 235, 255)
+KNOCKED_MARK = (20, 20, 20)  # the × on a knocked-out head
 KNOCKED_RGBA = (50, 50, 60, 255)
 
 
@@ -87,7 +88,8 @@ class KnockoutPanel(Panel):
         self._ranking = None  # core.ablation.HeadRanking
         self._ranking_key: tuple | None = None
         self._ranking_running = False
-        self._message = ""
+        self._message: tuple = ()  # the before/after's note as (key, values): said again in a new language
+        self._top_note: tuple = ()  # the ranking's caption when there is no ranking to describe, as (key, values)
 
         self.explain = explanation_label(self)
         self.mode_label = QLabel(self)
@@ -202,7 +204,7 @@ class KnockoutPanel(Panel):
         """Knock every head out alone on the worker (progress, cancel)."""
         state = self.state
         if state is None or state.n_tokens < 2 or not self.is_served("ranking_wanted"):
-            self.top_label.setText(tr("knockout.one_token") if state is not None and state.n_tokens < 2 else "")
+            self._set_top_note(("knockout.one_token", {}) if state is not None and state.n_tokens < 2 else ())
             return
         self._ranking, self._ranking_running = None, True
         self._ranking_key = self._ranking_key_for(state, self.mode())
@@ -211,9 +213,17 @@ class KnockoutPanel(Panel):
         self.progress.setVisible(True)
         self.rank_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.top_label.setText("")
+        self._set_top_note(())
         self.ranking_wanted.emit(state, self.mode())
         self._fill_map()
+
+    def rank_once(self) -> None:
+        """:meth:`rank`, unless this text's ranking is shown or on its way (the tour's knockout step)."""
+        if self.state is None or self._ranking_running:
+            return
+        if self._ranking is not None and self._ranking_key == self._ranking_key_for(self.state, self._ranking.mode):
+            return
+        self.rank()
 
     # ------------------------------------------------------------------ Panel
     def has_data(self) -> bool:
@@ -229,6 +239,8 @@ class KnockoutPanel(Panel):
         self.position_box.blockSignals(False)
         if self._ranking is not None and self._ranking_key != self._ranking_key_for(state, self._ranking.mode):
             self._ranking = None  # ranked on another text or under another mask: not this text's map
+        if not self._ranking_running and self._ranking is None:
+            self._top_note = ()  # (a cancelled or failed ranking's note was about the text before)
         self._fill()
         self._request_knockout()
 
@@ -266,7 +278,7 @@ class KnockoutPanel(Panel):
             self._fill_table()
             return
         if tuple(state.extras.get("knockout", ())) != self._heads:
-            self._result, self._message = None, tr("knockout.waiting")  # the analysis with these heads is on its way
+            self._result, self._message = None, ("knockout.waiting", {})  # the analysis with these heads is on its way
             self._fill_table()
             return
         mode = str(state.extras.get("knockout_mode", self.mode()))
@@ -274,7 +286,7 @@ class KnockoutPanel(Panel):
         key = text_key(state) + (self._heads, mode, position, state_mask_key(state))
         if key == self._pending_key:
             return
-        self._pending_key, self._result, self._message = key, None, tr("knockout.waiting")
+        self._pending_key, self._result, self._message = key, None, ("knockout.waiting", {})
         self.knockout_wanted.emit(state, self._heads, mode, position)
         self._fill_table()
 
@@ -288,7 +300,7 @@ class KnockoutPanel(Panel):
     def show_knockout(self, key, result) -> None:
         if key != self._pending_key:
             return
-        self._result, self._message = result, ""
+        self._result, self._message = result, ()
         self._fill_table()
 
     @staticmethod
@@ -300,10 +312,14 @@ class KnockoutPanel(Panel):
         if self._ranking_running:
             self.progress.setRange(0, int(total))
             self.progress.setValue(int(done))
-            self.top_label.setText(tr("knockout.ranking", done=done, total=total))
+            self._set_top_note(("knockout.ranking", {"done": done, "total": total}))
 
     def show_ranking(self, key, ranking) -> None:
         if key != self._ranking_key:
+            return
+        if self.state is not None and key != self._ranking_key_for(self.state, ranking.mode):
+            self._ranking_finished()  # ranked on the text before this one: not this text's map
+            self._set_top_note(())
             return
         self._ranking = ranking
         self._ranking_finished()
@@ -312,7 +328,11 @@ class KnockoutPanel(Panel):
     def show_ranking_cancelled(self) -> None:
         if self._ranking_running:
             self._ranking_finished()
-            self.top_label.setText(tr("knockout.ranking_cancelled"))
+            self._set_top_note(("knockout.ranking_cancelled", {}))
+
+    def _set_top_note(self, note: tuple) -> None:
+        self._top_note = note
+        self.top_label.setText(tr(note[0], **note[1]) if note else "")
 
     def _ranking_finished(self) -> None:
         self._ranking_running = False
@@ -322,11 +342,11 @@ class KnockoutPanel(Panel):
 
     def show_job_failure(self, kind: str, key, message: str, details: str) -> None:
         if kind == KNOCKOUT and key == self._pending_key:
-            self._message, self._pending_key = tr("knockout.failed", reason=message), None
+            self._message, self._pending_key = ("knockout.failed", {"reason": message}), None
             self._fill_table()
         elif kind == RANK_HEADS and key == self._ranking_key:
             self._ranking_finished()
-            self.top_label.setText(tr("knockout.failed", reason=message))
+            self._set_top_note(("knockout.failed", {"reason": message}))
 
     def ranking(self):
         """The head ranking on display (core.ablation.HeadRanking), or None."""
@@ -362,10 +382,12 @@ class KnockoutPanel(Panel):
         item.getAxis("top").setTicks([[(i + 0.5, str(i)) for i in range(heads)]])
         item.showAxis("top")
         item.hideAxis("bottom")
-        self._marks.show([("✕", h + 0.5, layer + 0.5, (255, 255, 255) if harm is None else (0, 0, 0))
-                          for layer, h in self._heads])
+        # dark on every cell colour (a white × on the pale grey before a ranking was hard to see)
+        self._marks.show([("✕", h + 0.5, layer + 0.5, KNOCKED_MARK) for layer, h in self._heads])
         self.map_box.setTitle(tr("knockout.map.ranked" if ranking is not None else "knockout.map"))
-        if ranking is not None:
+        if ranking is None:
+            self.top_label.setText(tr(self._top_note[0], **self._top_note[1]) if self._top_note else "")
+        else:
             named = "; ".join(f"{head_name(layer, head, translator.language)} ({'+' if d >= 0 else ''}{fmt_number(d)})"
                               for layer, head, d in ranking.top[:NAMED])
             self.top_label.setText(tr("knockout.map.key") + " "
@@ -377,7 +399,8 @@ class KnockoutPanel(Panel):
             tokens = self.state.model.tokenizer
         self.table.clearContents()
         if result is None or tokens is None:
-            self.loss_label.setText(self._message if self._heads and self.state is not None else "")
+            self.loss_label.setText(tr(self._message[0], **self._message[1])
+                                    if self._message and self._heads and self.state is not None else "")
             return
         for column, guesses in ((0, result.top_before), (2, result.top_after)):
             texts = tokens.token_texts([t for t, _p in guesses])

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attention_lab.core import kvbench
+from attention_lab.core import inputs, kvbench
 from attention_lab.core.job_protocol import KV_BENCH, KV_STABILITY, text_key
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
@@ -76,7 +76,7 @@ LIVE_PEN_WIDTH = 1  # the live curves' lines (pixels): see _build_bench_tab
 LEGEND_ALPHA = 200  # of 255: the legend's background, opaque enough to read its words over a curve
 
 
-DEFAULT_NEW_TOKENS = 50
+DEFAULT_NEW_TOKENS = inputs.DEFAULT_NEW_TOKENS  # (the learner's inputs start with it)
 CELL_TEXT_LIMIT = 160  # value written in each K/V cell up to this many cells per map
 
 # lines of text kept for the words that come and go with a run, so that they change no layout:
@@ -127,6 +127,7 @@ class KVBenchPanel(Panel):
     # intents (Session.run_kv_benchmark, cancel_kv_benchmark, measure_kv_stability)
     benchmark_wanted = Signal(object, int, int, str)  # AnalysisState, new tokens, repetitions, model choice
     benchmark_cancel_wanted = Signal()
+    new_tokens_chosen = Signal(int)  # the learner's new-token count: Session.set_kv_new_tokens
     stability_wanted = Signal(object)  # AnalysisState
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -255,6 +256,10 @@ class KVBenchPanel(Panel):
 
         self.plot = make_plot(tab)
         show_grid(self.plot, x=True, y=True, alpha=0.25)
+        # the ranges follow the run (the positions it fills, the time axis from 0): the mouse wheel zoomed
+        # into empty space with no way back, so neither the wheel, a drag nor the menu moves them
+        self.plot.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
+        self.plot.getPlotItem().setMenuEnabled(False)
         # on a see-through patch of the plot's own background: at 1366x768 the legend's words sit over
         # the curves, and a noisy curve crossed them; the curves still show through it
         legend_background = QColor(self.plot.backgroundBrush().color())
@@ -512,6 +517,11 @@ class KVBenchPanel(Panel):
         self._last_step = None
         self._generated_shown = None  # a new prompt: the text box is filled again
         self._running = True
+        # the last run's result goes: its fitted lines, slopes and speedup beside a new (or a
+        # cancelled) run's curves read as if they were the new run's
+        self._result, self._result_info = None, None
+        self._fill_legend()
+        self._fill_results()
         self.progress.setRange(0, 2 * new_tokens * reps)
         self.progress.setValue(0)
         self._draw_live()
@@ -542,6 +552,15 @@ class KVBenchPanel(Panel):
     def show_benchmark(self) -> None:
         """Bring the benchmark's tab forward (the tour's step 5)."""
         self.tabs.setCurrentWidget(self.bench_tab)
+
+    def show_inputs(self, _old, new) -> None:
+        """The learner's inputs changed: the box shows their new-token count (clamped to the room the text leaves)."""
+        if new.kv_new_tokens == self._asked_new_tokens:
+            return
+        self._asked_new_tokens = new.kv_new_tokens
+        self._fitting = True  # (the session's value, not a new choice to announce)
+        self.new_tokens.setValue(min(new.kv_new_tokens, self.new_tokens.maximum()))
+        self._fitting = False
 
     def new_token_count(self) -> int:
         """How many tokens a run will generate (the spin box's value)."""
@@ -706,6 +725,7 @@ class KVBenchPanel(Panel):
     def _new_tokens_changed(self, value: int) -> None:
         if not self._fitting:
             self._asked_new_tokens = value
+            self.new_tokens_chosen.emit(int(value))
         self._fill_cache_size()
         self._frame_next_run()
 
@@ -809,11 +829,13 @@ class KVBenchPanel(Panel):
             self.explain.setText(tr("kvbench.explain", new=self.new_tokens.value(), n=self.state.n_tokens))
 
     def _fill_generated(self, new_ids: list[int]) -> None:
-        self._generated_shown = list(new_ids)
         source = self._bench or (BenchPrompt.from_state(self.state) if self.state is not None else None)
         if source is None or source.tokenizer is None:
+            # nothing written (another model's run, its tokenizer still on the worker): its end writes it
+            self._generated_shown = None
             self.generated.clear()
             return
+        self._generated_shown = list(new_ids)
         tok = source.tokenizer
         prompt = html.escape(tok.decode(list(source.ids)))
         added = html.escape(tok.decode(list(new_ids))) if new_ids else ""

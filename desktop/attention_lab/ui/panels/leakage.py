@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention_lab.ui.i18n import tr
+from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.number_format import percent, significant
 from attention_lab.ui.strings import leakage as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
@@ -381,7 +382,7 @@ class LeakagePanel(Panel):
             causal_text = tr("leakage.summary.causal_leak", pos=p, max=significant(float(before_c.max()), 3))
         bidi_text = tr("leakage.summary.bidirectional", max=fmt_change(float(before_b.max())), mean=fmt_change(float(before_b.mean())))
         spec = state.extras.get("mask_spec", "causal")
-        designed = "" if spec == "causal" else " " + tr("leakage.summary.designed", spec=spec)
+        designed = "" if spec == "causal" else " " + tr("leakage.summary.designed_words", mask=mask_in_words(spec))
         self.summary.setText(f"{edit} {causal_text} {bidi_text}{designed}")
 
     def _render_layers(self) -> None:

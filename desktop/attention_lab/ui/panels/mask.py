@@ -334,6 +334,11 @@ class MaskPanel(Panel):
     def set_mode(self, mode: str) -> None:
         self.mode_choice.setCurrentIndex(MODES.index(MaskMode.parse(mode).value))
 
+    def show_inputs(self, _old, new) -> None:
+        """The learner's inputs changed: the mode list shows their way of hiding the future."""
+        if new.mask_mode != self.selected_mode():
+            self.set_mode(new.mask_mode)
+
     def _fill_grid(self) -> None:
         state = self.state
         if state is None:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attention_lab.core.inputs import same_mask
 from attention_lab.core.job_protocol import MASK_REPORT, mask_report_key
 from attention_lab.core.masks import (
     LOSS_CHOICES,
@@ -43,7 +44,9 @@ from attention_lab.ui.i18n import tr
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.heatmap_kit import HeatImage
 from attention_lab.ui.panels.ids import PanelId
-from attention_lab.ui.panels.panel_kit import explanation_label, fmt_number, make_plot, set_heatmap_axes
+from attention_lab.ui.panels.panel_kit import (
+    SteadyHeightLabel, explanation_label, fmt_number, make_plot, set_heatmap_axes,
+)
 from attention_lab.ui.strings import mask_designer as _texts  # noqa: F401 -- registers the texts
 
 ALLOWED_RGBA = (222, 235, 247, 255)
@@ -91,6 +94,7 @@ class MaskDesignerPanel(Panel):
         self._pending_key: tuple | None = None
         self._progress: tuple[int, int] | None = None
         self._error: str | None = None
+        self._inputs = None  # the learner's inputs (core.inputs.LearnerInputs) once the session says them
 
         self.explain = explanation_label(self)
         self.kind_label = QLabel(self)
@@ -136,8 +140,9 @@ class MaskDesignerPanel(Panel):
         grids.addWidget(self.reach_box, 1)
 
         self.verdict_box = QGroupBox(self)
-        self.verdicts = QLabel(self.verdict_box)
-        self.verdicts.setWordWrap(True)
+        # keeps the room of its tallest text: the verdicts shrinking to "Measuring…" after a custom cell's click
+        # moved the grid below them (56 px), so the next click landed on another cell
+        self.verdicts = SteadyHeightLabel(self.verdict_box)
         self.verdicts.setTextFormat(Qt.TextFormat.RichText)
         # where the training loss is taken: a prefix-LM as trained scores only after its prefix,
         # and the label-leak verdict is computed for the choice (core.masks.label_leak)
@@ -185,6 +190,18 @@ class MaskDesignerPanel(Panel):
             for w, was in zip((self.kind_choice, self.size_box, self.separator_edit), blockers):
                 w.blockSignals(was)
         self._choice_changed()
+
+    def show_inputs(self, _old, new) -> None:
+        """The learner's inputs changed: the choice shows the mask every control shows (the head
+        grid's "no mask" is the bidirectional one here too)."""
+        self._inputs = new
+        shown = new.shown_mask
+        if self.kind() == shown.kind and same_mask(self.spec(), shown):
+            return
+        if shown.kind == "custom" and shown.matrix is not None:
+            self._custom = shown.matrix.clone()
+        separator = None if shown.separator is None else shown.separator.replace("\n", "\\n").replace("\t", "\\t")
+        self.set_choice(shown.kind, size=shown.size, separator=separator)
 
     def choice_text(self) -> str:
         """The choice as ``core.masks`` spells it (``window:3``, ``documents:.``, ``custom``…)."""
@@ -258,7 +275,8 @@ class MaskDesignerPanel(Panel):
         if spec is None or (self._state is not None and self._allowed() is None):
             self._fill_verdicts()  # a separator that is not one token: said here, nothing sent
             return
-        self.mask_chosen.emit(None if spec.kind == "causal" else spec)
+        if self._inputs is None or not same_mask(spec, self._inputs.shown_mask):  # (not the session's own, shown)
+            self.mask_chosen.emit(None if spec.kind == "causal" else spec)
         self._report = None
         self._fill_grid()
         self._request_report()
@@ -363,22 +381,25 @@ class MaskDesignerPanel(Panel):
     def _fill_verdicts(self) -> None:
         self.loss_choice.setEnabled(self.kind() == "prefix")  # only a prefix-LM has a prefix to skip
         if self._state is None:
-            self.verdicts.setText("")
+            self._say_verdicts("")
             return
         if self._error:
-            self.verdicts.setText(self._error)
+            self._say_verdicts(self._error)
             return
         report = self._report
         if report is None:
             if self._progress is not None:
-                self.verdicts.setText(tr("designer.measuring", done=self._progress[0], total=self._progress[1]))
+                self._say_verdicts(tr("designer.measuring", done=self._progress[0], total=self._progress[1]))
             else:
-                self.verdicts.setText(tr("designer.waiting") if self.is_served("report_wanted")
+                self._say_verdicts(tr("designer.waiting") if self.is_served("report_wanted")
                                       else tr("designer.unserved"))
             return
-        self.verdicts.setText("<br>".join(verdict_lines(report, self._state.tokens, self.loss())))
+        self._say_verdicts("<br>".join(verdict_lines(report, self._state.tokens, self.loss())))
 
     # ------------------------------------------------------------------ the verdicts
+    def _say_verdicts(self, text: str) -> None:
+        self.verdicts.set_texts(text, [])
+
     def _request_report(self) -> None:
         state, spec = self._state, self.spec()
         if state is None or spec is None or not self.isVisible() or not self.is_served("report_wanted"):

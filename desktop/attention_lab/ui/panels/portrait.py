@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from attention_lab.core import roles as chapter_roles
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.number_format import fixed
+from attention_lab.ui.strings import induction as _induction_texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.strings import portrait as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -331,6 +332,18 @@ class PortraitPanel(Panel):
         """The HeadStats shown (roles under the current thresholds)."""
         return list(self._stats)
 
+    def _induction_sequence(self) -> str:
+        """" Measured on: …" -- the sequence the induction scores come from, named (its first half)."""
+        result = self._induction
+        if result is None or not result.ids or self.state is None or self._induction_table() is None:
+            return ""
+        body = list(result.ids)
+        eos = getattr(self.state.model.tokenizer, "eos_id", None)
+        if body and body[0] == eos:
+            body = body[1:]
+        half = self.state.model.tokenizer.decode(body[: len(body) // 2]).strip()
+        return " " + tr("portrait.induction.sequence", first=half, count=len(result.ids))
+
     def _fill(self, words_only: bool = False) -> None:
         """Everything shown for the state; ``words_only``: all but the scatter's points."""
         if self.state is None:
@@ -344,7 +357,7 @@ class PortraitPanel(Panel):
             self.explain.setText(tr("portrait.explain", heads=len(self._stats), layer=state.layer)
                                  + " " + tr("portrait.knockout_hint"))
         self.note.setText(
-            tr("portrait.induction.note")
+            tr("portrait.induction.note") + self._induction_sequence()
             if self._induction_error is None
             else tr("portrait.induction.failed", message=self._induction_error)
         )

@@ -39,6 +39,7 @@ from attention_lab.core.tokens import text_remark
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import integer, percent
+from attention_lab.ui.strings import remarks as _remark_texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
@@ -46,6 +47,10 @@ from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font,
 
 
 LABEL_SEPARATOR = " · "  # a chip's label: "position · id"
+
+
+NOTICE_STYLE = "color: #b02020;"  # a problem with the text (cut at the context, not one token…)
+REMARK_STYLE = "color: #444;"  # a fact about the text (bytes, spaces)
 
 
 @dataclass(slots=True)
@@ -327,6 +332,8 @@ class TokenEditorPanel(Panel):
         self.editor.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.editor.setFixedHeight(QFontMetrics(self.editor.font()).lineSpacing() * 2 + 14)
         self.editor.textChanged.connect(lambda: self.text_changed.emit(self.editor.toPlainText()))
+        self.editor.textChanged.connect(self._text_typed)
+        self._emptied = False  # the learner emptied the field: the last analysis's chips are not shown
 
         self.count = QLabel(self)
         self.bos = QCheckBox(self)
@@ -334,7 +341,7 @@ class TokenEditorPanel(Panel):
         self.message = QLabel(self)
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.PlainText)  # "<0xF0>" in a remark is text, not a tag
-        self.message.setStyleSheet("color: #b02020;")
+        self.message.setStyleSheet(NOTICE_STYLE)
         self.message.hide()
 
         self.chips = ChipView(self)
@@ -428,6 +435,16 @@ class TokenEditorPanel(Panel):
     def text(self) -> str:
         return self.editor.toPlainText()
 
+    def show_inputs(self, old, new) -> None:
+        """The learner's inputs changed (the tour gave a text back, an edit was applied): the field shows them;
+        a word typed for one position is not left in "Replace by" once another position is edited."""
+        if new.text != old.text or old is new:
+            self.set_text(new.text)
+        if new.bos != old.bos or old is new:
+            self.set_bos(new.bos)
+        if new.position != old.position or (new.replacement_id is None and old.replacement_id is not None):
+            self.word.clear()
+
     def set_bos(self, bos: bool) -> None:
         self.bos.blockSignals(True)
         self.bos.setChecked(bool(bos))
@@ -436,13 +453,21 @@ class TokenEditorPanel(Panel):
     def show_notice(self, message: str) -> None:
         """``message`` under the text field; none: the remark the analysed text needs (only spaces, bytes), if any."""
         state = self.state
+        remark = None
         if not message and state is not None and state.text == self.editor.toPlainText():
             remark = text_remark(state.text, list(state.tokens))
-            message = tr(f"token_editor.remark.{remark}") if remark else ""
+            if remark == "bytes":  # the loaded model's tokenizer, named (not GPT-2's while the demo is loaded)
+                message = tr("token_editor.remark.bytes_of", model=model_label(state.model))
+            else:
+                message = tr(f"token_editor.remark.{remark}") if remark else ""
+        # a remark is a fact about the text, not a problem: not in the problems' red
+        self.message.setStyleSheet(REMARK_STYLE if remark else NOTICE_STYLE)
         self.message.setText(message)
         self.message.setVisible(bool(message))
-        if message and not self.editor.toPlainText():  # the count was the old text's
+        if message and not self.editor.toPlainText():  # the count and the chips were the old text's
             self.count.setText(tr("token_editor.empty"))
+            self._emptied = True  # (the field's next text clears it)
+            self.chips.set_tokens([], [], 0, -1)
 
     def has_data(self) -> bool:
         return self.state is not None and bool(self.chips.tokens)
@@ -480,6 +505,9 @@ class TokenEditorPanel(Panel):
     def show_state(self, state) -> None:
         self.state = state
         self._show_words(state)
+        if self._emptied and self._stale():  # the last text's chips (redrawn for a mode, a language) stay gone
+            self.chips.set_tokens([], [], 0, -1)
+            return
         self.chips.set_tokens(state.tokens, state.ids, state.original_length - state.n_tokens, state.position)
         self._mark_cut()
         self._show_selection(state.position)
@@ -581,6 +609,10 @@ class TokenEditorPanel(Panel):
         """The field is empty: the chips and guesses still shown are the last text's, and there is no
         token to replace (a replacement typed then hid "type some text" and was kept for the next text)."""
         return not self.editor.toPlainText()
+
+    def _text_typed(self) -> None:
+        if self.editor.toPlainText():
+            self._emptied = False
 
     def _prediction_clicked(self, item: QListWidgetItem) -> None:
         token_id = item.data(Qt.ItemDataRole.UserRole)
