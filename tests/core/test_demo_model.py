@@ -94,7 +94,7 @@ def test_the_lab_portrait_finds_them_too(demo):
     assert roles[CARD["previous_token_head"]] == "previous-token"
     layer, head = CARD["previous_token_head"]
     sentence = result["roles"]["sentences"]["previous-token"]
-    assert f"layer {layer} has" in sentence and f"H{head} (" in sentence
+    assert f"layer {layer} has" in sentence and f"head {head} (" in sentence
     text = render_text(result)
     card = (demo_model_dir() / "MODEL_CARD.md").read_text(encoding="utf-8")
     for line in result["roles"]["sentences"].values():

@@ -228,8 +228,8 @@ LAB_TEXTS: dict[str, dict[str, str]] = {
     "knockout.before": {"en": "before", "pt_BR": "antes"},
     "knockout.after": {"en": "after", "pt_BR": "depois"},
     "knockout.loss": {
-        "en": "Mean next-token loss: {before:.4f} -> {after:.4f} nats",
-        "pt_BR": "Loss média do próximo token: {before:.4f} -> {after:.4f} nats",
+        "en": "Mean next-token loss: {before:.4f} -> {after:.4f}",
+        "pt_BR": "Perda média do próximo token: {before:.4f} -> {after:.4f}",
     },
     # the JSON's descriptions of how a figure was measured
     "json.timing": {

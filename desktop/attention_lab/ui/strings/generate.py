@@ -168,7 +168,7 @@ register(
         "generate.inside.v": {"en": "v{j} {token}", "pt_BR": "v{j} {token}"},
         "generate.inside.output": {"en": "Σ weight × v: this head's output", "pt_BR": "Σ peso × v: a saída desta cabeça"},
         "generate.inside.concat": {"en": "all heads concatenated ({d})", "pt_BR": "todas as cabeças concatenadas ({d})"},
-        "generate.inside.projected": {"en": "× W^O + b: added to the residual", "pt_BR": "× W^O + b: somado ao residual"},
+        "generate.inside.projected": {"en": "× W^O + b: what attention adds to the token's vector", "pt_BR": "× W^O + b: o que a atenção soma ao vetor do token"},
         "generate.inside.check": {
             "en": "Check: recomposed from these numbers, the layer's output differs from the model's own by at most {error}.",
             "pt_BR": "Conferência: recomposta a partir destes números, a saída da camada difere da do próprio modelo "

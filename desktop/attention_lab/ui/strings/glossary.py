@@ -61,7 +61,7 @@ LOANWORDS = frozenset("""
     token tokens softmax cache score scores matmul reshape concat embeddings benchmark prompt multi-head
     prefix-lm tour lab pixel emoji download offline internet checkpoint bit bytes shift enter ctrl
     gpt- small roberta dumbledore attention hugging face mit pytorch transformers bpe bos kv csv png svg
-    json mb ms utf- nan config vocab merges pickle tensor id safetensors finfo wte emb true false
+    json mb ms utf- nan config vocab merges pickle tensor id safetensors finfo wte emb true false logits vs
 """.split())
 
 #: words spelled the same in both languages (Portuguese words, not English left over)

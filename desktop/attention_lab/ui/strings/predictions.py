@@ -15,7 +15,7 @@ register(
         },
         "predict.kvcache": {
             "en": "When a token is appended, will the keys and values of the earlier positions change (with the mask)?",
-            "pt_BR": "Quando um token é acrescentado, as keys e values das posições anteriores mudam (com a máscara)?",
+            "pt_BR": "Quando um token é acrescentado, as chaves e os valores (K e V) das posições anteriores mudam (com a máscara)?",
         },
         "predict.mask_designer": {
             "en": "With a sliding window of {w}, can a token be influenced by tokens more than {w} back, after all the layers?",
@@ -24,7 +24,7 @@ register(
         },
         "predict.knockout": {
             "en": "If the one head this text needs most is switched off, will the model's loss on the text rise?",
-            "pt_BR": "Se a cabeça de que este texto mais precisa for desligada, a loss do modelo no texto sobe?",
+            "pt_BR": "Se a cabeça de que este texto mais precisa for desligada, a perda do modelo no texto sobe?",
         },
         "predict.yes": {"en": "Yes", "pt_BR": "Sim"},
         "predict.no": {"en": "No", "pt_BR": "Não"},

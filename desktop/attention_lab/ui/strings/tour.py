@@ -207,7 +207,7 @@ register(
             "without the mask could not be cached.",
             "pt_BR": "Com a máscara um token nunca influencia os anteriores, então K e V das posições anteriores nunca"
             " mudam quando um token é acrescentado: a geração os guarda e calcula só o token novo. A aba Gerar "
-            "acabou de fazer três tokens assim: a cada passo uma linha nova contra as keys guardadas no cache. "
+            "acabou de fazer três tokens assim: a cada passo uma linha nova contra as chaves guardadas no cache. "
             "Aperte “Rodar o benchmark” para cronometrar essa linha contra o triângulo inteiro: {new} tokens com e "
             "sem o cache.<!--more--> A atenção passa a custar O(n) por token em vez de O(n²). O gráfico mostra o "
             "passo inteiro: sem o cache cada passo recalcula os produtos de matrizes sobre todas as posições, então "
