@@ -333,26 +333,28 @@ class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
 
 
 class SteadySplitter(QSplitter):
-    """A ``QSplitter`` whose size hint is the sizes it was given, handles counted.
+    """A ``QSplitter`` whose size hint is at most the size it first settled at (or the learner's drag), handles counted.
 
     Qt's hint is the sum of its widgets' hints, handles left out, and a graphics view hints its
     current size: a panel in a dock's scroll area is laid out at the height its layout prefers,
-    so whatever the splitter was handed once it kept asking for.  A label that was a line taller
-    for one relayout (a language switch words the panel in two turns) grew the bars for good, and
-    the missing handle took 4 px off them at every relayout.  The hint here is the sizes set by the
-    code or by the learner's drag, so the splitter gives back any room it was lent."""
+    so whatever room the splitter was lent once it kept asking for.  The missing handle took
+    4 px off the first view at every relayout, and a panel lent 14 px for one relayout of a
+    language switch (its hover line shown) grew the bars for good.  Here the hint is the current
+    sizes, but never more than those of the first layout, then of the learner's last drag: room
+    lent for a relayout comes back, and nothing else changes."""
 
     def __init__(self, orientation, parent=None):
         super().__init__(orientation, parent)
-        self._wanted: list[int] | None = None
+        self._natural: list[int] | None = None
         self.splitterMoved.connect(self._remember_drag)
 
-    def setSizes(self, sizes) -> None:  # noqa: N802 -- Qt's name
-        super().setSizes(sizes)
-        self._wanted = [int(s) for s in sizes]
+    def resizeEvent(self, event) -> None:  # noqa: N802 -- Qt's name
+        super().resizeEvent(event)
+        if self._natural is None and self.isVisible():
+            self._natural = self.sizes()
 
     def _remember_drag(self, _pos: int, _index: int) -> None:
-        self._wanted = self.sizes()
+        self._natural = self.sizes()
 
     def sizeHint(self) -> QSize:  # noqa: N802 -- Qt's name
         hint = super().sizeHint()
@@ -360,8 +362,8 @@ class SteadySplitter(QSplitter):
         handles = self.handleWidth() * max(len(shown) - 1, 0)
         vertical = self.orientation() == Qt.Orientation.Vertical
         along = hint.height() if vertical else hint.width()
-        if self._wanted is not None and len(self._wanted) == self.count():
-            along = sum(self._wanted[i] for i in shown)
+        if self._natural is not None and len(self._natural) == self.count():
+            along = min(along, sum(self._natural[i] for i in shown))  # never asks for room it was only lent
         along += handles
         return QSize(hint.width(), along) if vertical else QSize(along, hint.height())
 
