@@ -86,10 +86,9 @@ def test_json_leakage_is_the_chapters_claim(lab_json):
 def test_json_heads_cover_every_layer(lab_json):
     heads = lab_json["heads"]
     assert [(h["layer"], h["head"]) for h in heads] == [(l, h) for l in range(2) for h in range(12)]
-    keys = {"layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "current_token", "role",
+    keys = {"layer", "head", "mean_distance", "entropy", "sink_mass", "previous_token", "current_token",
             "roles", "entropy_ratio", "induction", "offset", "offset_share"}
-    assert all(set(h) == keys for h in heads)
-    assert all(h["role"] in ("sink", "previous-token", "current-token", "broad", "mixed") for h in heads)
+    assert all(set(h) == keys for h in heads)  # one role system: the chapter's "roles", no older "role"
     assert all(set(h["roles"]) <= {"positional", "previous-token", "sink", "induction"} for h in heads)
     induction = lab_json["detectors"]["induction"]
     assert all(h["induction"] == induction[h["layer"]][h["head"]] for h in heads)

@@ -9,7 +9,6 @@ import torch
 
 from attention_lab.core import analysis
 from attention_lab.core.analysis import (
-    RoleThresholds,
     ascii_mask,
     detector_scores,
     duplicate_token_pattern,
@@ -62,20 +61,17 @@ def test_sink_head_known_values():
     assert s.mean_distance == pytest.approx((1 + 2 + 3 + 4) / 4)
     assert s.previous_token == pytest.approx(0.25)  # only row 1's key 0 is also its predecessor
     assert s.current_token == 0.0
-    assert s.role == "sink"
 
 
 def test_previous_token_head_known_values():
     (s,) = head_portrait(one_hot_rows(6, lambda i: max(i - 1, 0))[None])
     assert s.previous_token == 1.0 and s.mean_distance == 1.0 and s.entropy == 0.0
     assert s.sink_mass == pytest.approx(1 / 5)
-    assert s.role == "previous-token"
 
 
 def test_current_token_head_known_values():
     (s,) = head_portrait(torch.eye(4)[None])
     assert (s.current_token, s.mean_distance, s.sink_mass, s.previous_token) == (1.0, 0.0, 0.0, 0.0)
-    assert s.role == "current-token"
 
 
 def test_uniform_head_is_broad_with_the_maximal_entropy():
@@ -85,27 +81,22 @@ def test_uniform_head_is_broad_with_the_maximal_entropy():
     assert s.entropy == pytest.approx(expected_entropy, abs=1e-6)
     assert s.mean_distance == pytest.approx(sum(i / 2 for i in range(1, n)) / (n - 1), abs=1e-6)
     assert s.sink_mass == pytest.approx(sum(1 / (i + 1) for i in range(1, n)) / (n - 1), abs=1e-6)
-    assert s.role == "broad"
 
 
-def test_mixed_head_and_thresholds_are_parameters():
+def test_a_head_two_tokens_back_and_two_tokens_are_enough():
     # looks two tokens back (row 1 has only key 0): sink 0.5, previous 0.25, entropy 0
     a = one_hot_rows(5, lambda i: max(i - 2, 0))
     (s,) = head_portrait(a[None])
     assert (s.sink_mass, s.previous_token, s.current_token, s.entropy) == (0.5, 0.25, 0.0, 0.0)
     assert s.mean_distance == pytest.approx((1 + 2 + 2 + 2) / 4)
-    assert s.role == "mixed"
-    (lenient,) = head_portrait(a[None], thresholds=RoleThresholds(sink=0.5))
-    assert lenient.role == "sink"
-
-
-def test_first_rule_wins_and_two_tokens_are_enough():
-    (s,) = head_portrait(torch.tensor([[[1.0, 0.0], [1.0, 0.0]]]))
-    assert s.sink_mass == 1.0 and s.previous_token == 1.0
-    assert s.role == "sink"  # sink is checked before previous-token
     (half,) = head_portrait(torch.tensor([[[1.0, 0.0], [0.5, 0.5]]]))
     assert half.entropy == pytest.approx(math.log(2))
-    assert half.role == "previous-token"  # sink 0.5 < 0.6, previous 0.5 ≥ 0.5
+
+
+def test_the_portrait_carries_numbers_only_the_roles_come_from_one_place():
+    """One role system: the chapter's (core.roles); a head's numbers carry no label of their own."""
+    (s,) = head_portrait(one_hot_rows(5, lambda i: 0)[None])
+    assert not hasattr(s, "role")
 
 
 def test_row_zero_is_ignored():
@@ -118,8 +109,8 @@ def test_row_zero_is_ignored():
 def test_layers_and_heads_are_numbered():
     stack = torch.stack([torch.stack([torch.eye(3), one_hot_rows(3, lambda i: 0)])] * 2)  # [2, 2, 3, 3]
     stats = head_portrait(stack, layer_offset=5)
-    assert [(s.layer, s.head, s.role) for s in stats] == [
-        (5, 0, "current-token"), (5, 1, "sink"), (6, 0, "current-token"), (6, 1, "sink")
+    assert [(s.layer, s.head, s.current_token, s.sink_mass) for s in stats] == [
+        (5, 0, 1.0, 0.0), (5, 1, 0.0, 1.0), (6, 0, 1.0, 0.0), (6, 1, 0.0, 1.0)
     ]
 
 

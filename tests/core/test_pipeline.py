@@ -34,7 +34,7 @@ def test_compute_analysis_equals_the_plain_computation(model, position, mask_mod
     torch.testing.assert_close(state.attention_causal, full.attentions[1][0], atol=1e-6, rtol=0)
     torch.testing.assert_close(state.attention_bidirectional, lens(ids, causal=False).attentions[1][0], atol=1e-6, rtol=0)
     expected = [s for i, a in enumerate(full.attentions) for s in head_portrait(a[0], layer_offset=i)]
-    assert [(s.layer, s.head, s.role) for s in state.overview] == [(s.layer, s.head, s.role) for s in expected]
+    assert [(s.layer, s.head) for s in state.overview] == [(s.layer, s.head) for s in expected]
     for ours, ref in zip(state.overview, expected):
         assert ours.entropy == pytest.approx(ref.entropy, abs=1e-6)
         assert ours.sink_mass == pytest.approx(ref.sink_mass, abs=1e-6)

@@ -35,7 +35,6 @@ from attention_lab.core.lab import LabInputError
 from attention_lab.core.models import ModelLoadError, load_model
 
 MAX_TOKENS = 40  # what the lens properties look at (the context is 64)
-ROLES = {"sink", "previous-token", "current-token", "broad", "mixed"}
 
 # Pieces a plain random-text generator rarely produces together, each a known trouble-maker.
 PIECES = [
@@ -112,7 +111,7 @@ def test_attention_rows_sum_to_one_and_the_future_gets_zero(tiny_model, tally, t
     per_layer = [a[0] for a in out.attentions]
     if n >= 2:
         heads = analysis.head_portrait(torch.stack(per_layer))
-        assert len(heads) == 2 * 12 and {h.role for h in heads} <= ROLES
+        assert len(heads) == 2 * 12
         for h in heads:
             assert all(math.isfinite(v) for v in (h.mean_distance, h.entropy, h.sink_mass, h.previous_token,
                                                   h.current_token))

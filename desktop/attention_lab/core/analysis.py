@@ -144,19 +144,6 @@ def leakage(
 
 
 # ---------------------------------------------------------------------------- head portrait
-@dataclass(frozen=True)
-class RoleThresholds:
-    """The first rule that holds names the head (see :func:`head_portrait`)."""
-
-    sink: float = 0.6  # sink_mass ≥ this -> "sink"
-    previous_token: float = 0.5  # previous_token ≥ this -> "previous-token"
-    current_token: float = 0.5  # current_token ≥ this -> "current-token"
-    broad: float = 0.8  # entropy ≥ this × meanᵢ ln(i+1) -> "broad"
-
-
-ROLES = ("sink", "previous-token", "current-token", "broad", "mixed")
-
-
 @dataclass
 class HeadStats:
     layer: int
@@ -166,7 +153,6 @@ class HeadStats:
     sink_mass: float
     previous_token: float
     current_token: float
-    role: str
     #: the dominant relative offset (0: the token itself, 1: the previous token, 2: two back, …)
     #: and meanᵢ A[i, i−offset]: where a head's weight actually goes
     offset: int = 1
@@ -221,51 +207,24 @@ def uniform_causal_entropy(n: int) -> float:
     return sum(math.log(i + 1) for i in range(1, n)) / (n - 1)
 
 
-def head_role(
-    *, entropy: float, sink_mass: float, previous_token: float, current_token: float, n: int,
-    thresholds: RoleThresholds | None = None,
-) -> str:
-    t = thresholds or RoleThresholds()
-    if sink_mass >= t.sink:
-        return "sink"
-    if previous_token >= t.previous_token:
-        return "previous-token"
-    if current_token >= t.current_token:
-        return "current-token"
-    if entropy >= t.broad * uniform_causal_entropy(n):
-        return "broad"
-    return "mixed"
-
-
-def head_portrait(
-    attn: Tensor, *, layer_offset: int = 0, thresholds: RoleThresholds | None = None
-) -> list[HeadStats]:
+def head_portrait(attn: Tensor, *, layer_offset: int = 0) -> list[HeadStats]:
     """Portrait of every head in ``attn`` (``[H, n, n]`` of one layer or ``[L, H, n, n]``).
 
     Over query rows i = 1 … n−1 (row 0 is trivial under the mask):
     ``mean_distance`` = meanᵢ Σⱼ A[i,j]·|i−j|; ``entropy`` = meanᵢ −Σⱼ A[i,j]·ln A[i,j];
     ``sink_mass`` = meanᵢ A[i,0]; ``previous_token`` = meanᵢ A[i,i−1]; ``current_token`` = meanᵢ A[i,i];
     ``offset`` = the d ≥ 0 with the largest ``offset_share`` = meanᵢ A[i,i−d].
-    ``role``: sink, previous-token, current-token, broad (entropy ≥ 0.8 × meanᵢ ln(i+1)) or mixed.
+    The chapter's roles each head plays are decided from these numbers by :mod:`attention_lab.core.roles`.
     """
     m = portrait_metrics(attn)
-    n = attn.shape[-1]
     stacked = {k: (v if v.dim() == 2 else v[None]) for k, v in m.items()}  # [L, H]
     n_layers, n_heads = stacked["entropy"].shape
     result = []
     for layer in range(n_layers):
         for head in range(n_heads):
             values = {k: float(v[layer, head]) for k, v in stacked.items()}
-            role = head_role(
-                entropy=values["entropy"],
-                sink_mass=values["sink_mass"],
-                previous_token=values["previous_token"],
-                current_token=values["current_token"],
-                n=n,
-                thresholds=thresholds,
-            )
             values["offset"] = int(values["offset"])
-            result.append(HeadStats(layer=layer_offset + layer, head=head, role=role, **values))
+            result.append(HeadStats(layer=layer_offset + layer, head=head, **values))
     return result
 
 

@@ -27,8 +27,8 @@ and its next one 0.42--0.48 (layer 2, head 4); in its layer 0 the heads that loo
 at most 0.30 on one offset, and the ones near distance 1 put more on themselves (45--71 %).
 A share of 0.4 keeps the clear and the next ones and leaves out the heads whose weight is
 spread or parked on themselves.  Previous-token
-(0.5) and sink (0.6) keep :class:`analysis.RoleThresholds`' values, so the portrait's
-existing role column and these roles agree.  Induction 0.2: on a sequence repeated twice the
+(0.5: the head gives i−1 more than everything else together) and sink (0.6 on token 0) are
+the app's first rules, kept so every figure quoted before still reads the same.  Induction 0.2: on a sequence repeated twice the
 first copy has nothing earlier to look at, so the score's maximum is ≈ 0.5 (computed by
 :func:`induction_reference`); 0.2 means ~40 % of the second copy's attention on the induction
 target, ten times what a head spreading evenly gets (≈ 0.02).
@@ -42,7 +42,7 @@ from typing import Iterable, Mapping, Sequence
 import torch
 
 from .analysis import (
-    HeadStats, RoleThresholds, head_detector, induction_pattern, repeated_random_tokens, uniform_causal_entropy,
+    HeadStats, head_detector, induction_pattern, repeated_random_tokens, uniform_causal_entropy,
 )
 from .numbers import localised, number
 
@@ -55,9 +55,8 @@ class RoleRules:
     """Thresholds of the four roles (see the module's docstring for why these defaults)."""
 
     positional_share: float = 0.4  # meanᵢ A[i, i−d] ≥ this at the head's dominant offset d, d ≥ 1
-    # the same two thresholds as the portrait panel's single-role rule, from one place
-    previous_token: float = RoleThresholds.previous_token  # meanᵢ A[i, i−1] ≥ this
-    sink: float = RoleThresholds.sink  # meanᵢ A[i, 0] ≥ this
+    previous_token: float = 0.5  # meanᵢ A[i, i−1] ≥ this
+    sink: float = 0.6  # meanᵢ A[i, 0] ≥ this
     induction: float = 0.2  # induction detector score on a repeated random sequence ≥ this
 
     def as_dict(self) -> dict[str, float]:

@@ -204,7 +204,6 @@ class TourContext:
     replacement_id: int | None = None  # None: the model's likeliest other token there
     kv_result: Any = None  # core.kvbench.KVResult of a benchmark the learner ran on these ids
     new_tokens: int = DEFAULT_NEW_TOKENS
-    thresholds: analysis.RoleThresholds | None = None
     rules: roles.RoleRules | None = None  # the chapter's roles (positional, previous-token, sink, induction)
     token_text: Callable[[int], str] | None = None  # id -> token text (for the replacement's name)
     tokenizer: Any = None  # the model's (the induction scores' sequence is made with it)
