@@ -333,39 +333,21 @@ class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
 
 
 class SteadySplitter(QSplitter):
-    """A ``QSplitter`` whose size hint is at most the size it first settled at (or the learner's drag), handles counted.
+    """A ``QSplitter`` whose size hint counts its handles.
 
     Qt's hint is the sum of its widgets' hints, handles left out, and a graphics view hints its
-    current size: a panel in a dock's scroll area is laid out at the height its layout prefers,
-    so whatever room the splitter was lent once it kept asking for.  The missing handle took
-    4 px off the first view at every relayout, and a panel lent 14 px for one relayout of a
-    language switch (its hover line shown) grew the bars for good.  Here the hint is the current
-    sizes, but never more than those of the first layout, then of the learner's last drag: room
-    lent for a relayout comes back, and nothing else changes."""
-
-    def __init__(self, orientation, parent=None):
-        super().__init__(orientation, parent)
-        self._natural: list[int] | None = None
-        self.splitterMoved.connect(self._remember_drag)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 -- Qt's name
-        super().resizeEvent(event)
-        if self._natural is None and self.isVisible():
-            self._natural = self.sizes()
-
-    def _remember_drag(self, _pos: int, _index: int) -> None:
-        self._natural = self.sizes()
+    current size (its scene's rectangle): a panel in a dock's scroll area is laid out at the
+    height its layout prefers for its width, so a splitter of views was handed its views' heights
+    and its handle took its pixels from the first view at every relayout of the panel.  The
+    leakage panel's bars lost 4 px per language switch (602 → 578 px of panel in six switches),
+    down to their minimum.  With the handles counted, the current sizes are what it asks for."""
 
     def sizeHint(self) -> QSize:  # noqa: N802 -- Qt's name
         hint = super().sizeHint()
-        shown = [i for i in range(self.count()) if not self.widget(i).isHidden()]
-        handles = self.handleWidth() * max(len(shown) - 1, 0)
-        vertical = self.orientation() == Qt.Orientation.Vertical
-        along = hint.height() if vertical else hint.width()
-        if self._natural is not None and len(self._natural) == self.count():
-            along = min(along, sum(self._natural[i] for i in shown))  # never asks for room it was only lent
-        along += handles
-        return QSize(hint.width(), along) if vertical else QSize(along, hint.height())
+        handles = sum(self.handleWidth() for i in range(1, self.count()) if not self.widget(i).isHidden())
+        if self.orientation() == Qt.Orientation.Vertical:
+            return QSize(hint.width(), hint.height() + handles)
+        return QSize(hint.width() + handles, hint.height())
 
 
 class TextPool:
