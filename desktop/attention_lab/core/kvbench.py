@@ -37,7 +37,7 @@ import torch
 
 from .job_protocol import Cancel, Cancelled, cancel_check
 from .lens import GPT2Lens, KVCache
-from .numbers import localised, number
+from .numbers import number, words
 
 Mode = Literal["with-cache", "without-cache"]
 DEFAULT_REPETITIONS = 3  # with/without interleaved this many times
@@ -341,8 +341,7 @@ FLAT_SHARE = 0.1  # "flat": the cached side grows by less than a tenth of the un
 
 
 def kv_text(key: str, lang: str = "en", **values: object) -> str:
-    table = KV_TEXTS[key]
-    return table.get(lang, table["en"]).format(**localised(values, lang))
+    return words(KV_TEXTS, key, lang, **values)
 
 
 def speedup_sentence(result: KVResult, lang: str = "en") -> str:

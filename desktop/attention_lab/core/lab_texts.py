@@ -2,12 +2,12 @@
 
 The Portuguese follows the course's own material: "apostila", "cabeça", "máscara causal", "cache KV",
 "vazamento", the sink heads as the ones "de vala".  Numbers inside a sentence are written the way
-its language writes them (:func:`attention_lab.core.numbers.localised`).
+its language writes them (:func:`attention_lab.core.numbers.words`).
 """
 
 from __future__ import annotations
 
-from .numbers import localised
+from .numbers import words
 
 LANGUAGES = ("en", "pt_BR")
 
@@ -254,5 +254,4 @@ LAB_TEXTS: dict[str, dict[str, str]] = {
 
 def lab_text(key: str, lang: str = "en", **values: object) -> str:
     """``LAB_TEXTS[key]`` in ``lang`` (English when the language is unknown), formatted."""
-    table = LAB_TEXTS[key]
-    return table.get(lang, table["en"]).format(**localised(values, lang))
+    return words(LAB_TEXTS, key, lang, **values)

@@ -41,3 +41,10 @@ class _Localised(float):
 def localised(values: Mapping[str, Any], lang: str) -> dict[str, Any]:
     """``values`` with every float formatting itself in ``lang`` (for ``str.format``)."""
     return {k: _Localised(v, lang) if isinstance(v, float) and not isinstance(v, bool) else v for k, v in values.items()}
+
+
+def words(table: Mapping[str, Mapping[str, str]], key: str, lang: str, **values: Any) -> str:
+    """``table[key]`` in ``lang`` (English when the language is unknown), its numbers written as
+    ``lang`` writes them: the one way core's string tables are read."""
+    texts = table[key]
+    return texts.get(lang, texts["en"]).format(**localised(values, lang))

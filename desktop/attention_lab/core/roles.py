@@ -44,7 +44,7 @@ import torch
 from .analysis import (
     HeadStats, head_detector, induction_pattern, repeated_random_tokens, uniform_causal_entropy,
 )
-from .numbers import localised, number
+from .numbers import number, words
 
 ROLES = ("positional", "previous-token", "sink", "induction")
 LANGUAGES = ("en", "pt_BR")
@@ -291,8 +291,7 @@ ROLE_TEXTS: dict[str, dict[str, str]] = {
 
 def text(key: str, lang: str = "en", **values: object) -> str:
     """``ROLE_TEXTS[key]`` in ``lang`` (English when the language is unknown), formatted."""
-    table = ROLE_TEXTS[key]
-    return table.get(lang, table["en"]).format(**localised(values, lang))
+    return words(ROLE_TEXTS, key, lang, **values)
 
 
 def describe(role: str, rules: RoleRules | None = None, lang: str = "en", reference: Mapping[str, float] | None = None) -> dict[str, str]:
