@@ -24,17 +24,18 @@ LANGS = ("en", "pt_BR")
 #: the first-run offer answered and the tour offered: the window as a returning learner sees it
 QUIET_SETTINGS = "[first_run]\ngpt2_offer_answered=true\n[tour]\noffered=true\n"
 
-#: README name -> the tour step it shows (None: no tour), whether the KV benchmark is run first
+#: README name -> the tour step it shows (None: no tour), whether the KV benchmark is run first,
+#: and the answer to the step's question when it asks one (ask: the question itself)
 TOUR_SHOTS = {
-    "tour": ("leakage", False),
-    "tour-budget": ("budget", False),
-    "tour-portrait": ("portrait", False),
-    "tour-induction": ("induction", False),
-    "tour-kv": ("kvcache", True),
-    "mask": ("mask", False),
-    "kv": ("kvcache", False),
-    "mask-designer": ("mask_designer", False),
-    "head-knockout": ("knockout", False),
+    "tour-predict": ("leakage", False, "ask"),
+    "tour": ("leakage", False, "yes"),
+    "tour-budget": ("budget", False, "skip"),
+    "tour-portrait": ("portrait", False, "skip"),
+    "tour-induction": ("induction", False, "skip"),
+    "tour-kv": ("kvcache", True, "skip"),
+    "mask": ("mask", False, "skip"),
+    "mask-designer": ("mask_designer", False, "skip"),
+    "head-knockout": ("knockout", False, "skip"),
 }
 WINDOW_SHOTS = ("main", "first-run")
 
@@ -52,9 +53,9 @@ def command(name: str, lang: str, size: str, settings_dir: Path) -> list[str]:
     """The command that takes ``name``'s picture in ``lang``."""
     out = str(OUT / f"{name}-{lang}.png")
     if name in TOUR_SHOTS:
-        step, benchmark = TOUR_SHOTS[name]
+        step, benchmark, predict = TOUR_SHOTS[name]
         args = ["-m", "attention_lab.devtools.tour_screenshot", out, "--model", "demo", "--lang", lang,
-                "--step", step, "--size", size]
+                "--step", step, "--predict", predict, "--size", size]
         return _xvfb(size) + [_python(), *args, *(["--benchmark"] if benchmark else [])]
     settings = settings_dir / f"{name}-{lang}.ini"
     settings.write_text("" if name == "first-run" else QUIET_SETTINGS, encoding="utf-8")

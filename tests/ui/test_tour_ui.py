@@ -28,6 +28,8 @@ from attention_lab.ui.main_window import MainWindow
 from attention_lab.ui.panels.panel_kit import fmt_number
 from qt_windows import close_windows
 from attention_lab.ui.tour import KEY_FINISHED, KEY_OFFERED, KEY_STEP, TourDock, format_value
+from attention_lab.core.predictions import NO, QUESTIONS, UNSURE, YES, measured_answer
+from attention_lab.ui.prediction_box import SKIP, verdict
 
 TIMEOUT_MS = 60000
 
@@ -75,8 +77,12 @@ def open_from_help_menu(window) -> TourDock:
     return tour_of(window)
 
 
-def wait_fact(qtbot, window, dock: TourDock, key_prefix: str) -> str:
-    """Wait for the step's fact measured on the analysis now on display; return its text."""
+def wait_fact(qtbot, window, dock: TourDock, key_prefix: str, predict: str = SKIP) -> str:
+    """Wait for the step's fact measured on the analysis now on display; return its text.  A step
+    that asks a question first is answered with ``predict`` (by default "Just show me")."""
+    qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+    if dock.asking:
+        dock.predict_box.buttons[predict].click()
 
     def ready():
         state = window.session.state
@@ -91,6 +97,12 @@ def wait_fact(qtbot, window, dock: TourDock, key_prefix: str) -> str:
 
     qtbot.waitUntil(ready, timeout=TIMEOUT_MS)
     return plain(dock.fact_text())
+
+
+def html_plain(text: str) -> str:
+    doc = QTextDocument()
+    doc.setHtml(text)
+    return plain(doc.toPlainText())
 
 
 def plain(text: str) -> str:
@@ -176,8 +188,27 @@ def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window
     dock = open_from_help_menu(window)
     assert dock.isVisible() and dock.progress.index == 0
     seen_panels = []
+    # the learner's predictions at the steps that ask one, in turn: yes, no, not sure, skip, yes
+    choices = iter([YES, NO, UNSURE, SKIP, YES])
+    said = {}
     for i, step in enumerate(STEPS):
-        text = wait_fact(qtbot, window, dock, step.key)
+        qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+        if step.key in QUESTIONS:
+            # asked before anything is measured or set up: the step's words (which tell the answer),
+            # its fact and its panel wait for the answer
+            assert dock.asking and dock.predict_box.isVisible() and dock.predict_box.question.text()
+            assert not dock.text.isVisible() and not dock.fact_frame.isVisible() and dock.fact is None
+            said[step.key] = next(choices)
+        else:
+            assert not dock.asking and not dock.predict_box.isVisible()
+        text = wait_fact(qtbot, window, dock, step.key, said.get(step.key, SKIP))
+        assert dock.text.isVisible() and dock.fact_frame.isVisible() and not dock.predict_box.isVisible()
+        if step.key in QUESTIONS:  # the verdict compares the prediction with this fact's measurement
+            measured = measured_answer(step.key, dock.fact)
+            assert measured in (YES, NO), (step.key, dock.fact.values)
+            expected = verdict(said[step.key], measured)
+            assert dock.verdict_label.isVisible() == bool(expected or dock.progress.at_end)
+            assert plain(expected) in html_plain(dock.verdict_label.text())
         assert dock.progress.index == i
         assert dock.counter.text().startswith(tr("tour.counter", i=i + 1, count=len(STEPS)))
         assert dock.title.text() == tr(f"tour.step.{step.key}.title")
@@ -215,6 +246,9 @@ def test_the_tour_walks_start_to_finish_with_measured_numbers(qtbot, make_window
             assert window.panel("panel.mask_designer").choice_text() == step.designer_mask
             assert window.session.state.extras["mask_spec"] == step.designer_mask
         dock.next_button.click()
+    # the last step summed the predictions up: the four answered (the skip is not counted)
+    agreed = sum(said[k] == dock.measured[k] for k in said if said[k] in (YES, NO))
+    assert tr("predict.summary", agreed=agreed, answered=4) in html_plain(dock.verdict_label.text())
     assert not dock.isVisible() and dock.progress.finished
     assert QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat).value(KEY_FINISHED) in (True, "true")
     assert set(seen_panels) == {"panel.mask", "panel.head_grid", "panel.shapes", "panel.leakage", "panel.portrait",
@@ -515,3 +549,46 @@ def test_the_portrait_steps_show_button_is_the_tours_and_the_learners_layer_come
     dock.next()
     dock.close_tour()
     assert window.session.layer == 0
+
+
+def test_predictions_are_kept_on_this_computer_and_a_new_tour_asks_again(qtbot, make_window, isolated_settings):
+    """An answered step is not asked again (Back, a restart); a tour started over asks again."""
+    window = make_window()
+    wait_state(qtbot, window)
+    window.session.set_position(1)  # the learner's own edit (the step's set-up edits the last token)
+    wait_state(qtbot, window, lambda s: s.position == 1)
+    dock = open_from_help_menu(window)
+    dock.goto("leakage")
+    qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+    assert dock.asking and window.session.position == 1  # nothing set up while the question waits
+    wait_fact(qtbot, window, dock, "leakage", NO)
+    assert window.session.position is None
+    assert dock.predictions == {"leakage": NO} and dock.measured["leakage"] == NO  # causal: nothing before moves
+    assert html_plain(dock.verdict_label.text()) == plain(verdict(NO, NO))
+    dock.back_button.click()
+    dock.next_button.click()
+    assert not dock.asking
+    wait_fact(qtbot, window, dock, "leakage")
+    assert html_plain(dock.verdict_label.text()) == plain(verdict(NO, NO))
+    dock.close_tour()
+    assert window.session.position == 1  # given back
+    window.close()
+
+    again = make_window(settings=QSettings(isolated_settings.fileName(), QSettings.Format.IniFormat))
+    wait_state(qtbot, again)
+    dock = open_from_help_menu(again)
+    assert dock.step.key == "leakage" and not dock.asking
+    assert dock.predictions == {"leakage": NO} and dock.measured == {"leakage": NO}
+    dock.goto("knockout")
+    wait_fact(qtbot, again, dock, "knockout", UNSURE)
+    assert tr("predict.summary", agreed=1, answered=2) in html_plain(dock.verdict_label.text())
+    dock.next_button.click()  # finished
+    assert dock.progress.finished
+    dock = open_from_help_menu(again)  # from the start: the questions are asked again
+    assert dock.predictions == {} and dock.measured == {}
+    dock.goto("why_inf")
+    qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+    assert dock.asking and dock.predict_box.isVisible()
+    # skipping shows the measurement without a verdict
+    wait_fact(qtbot, again, dock, "why_inf", SKIP)
+    assert not dock.verdict_label.isVisible() and dock.predictions == {"why_inf": SKIP}

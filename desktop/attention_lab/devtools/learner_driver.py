@@ -614,6 +614,13 @@ class LearnerDriver:
             QTest.mouseClick(tour.next_button, Qt.MouseButton.LeftButton)
             self._tour_maybe_ended()
 
+    def tour_predict(self, choice: str) -> None:
+        """Answer the step's question (yes, no, not sure, or "Just show me"), when it asks one."""
+        self._record(f"tour_predict({choice!r})")
+        tour = self._tour()
+        if tour.isVisible() and tour.predict_box.isVisible():
+            QTest.mouseClick(tour.predict_box.buttons[choice], Qt.MouseButton.LeftButton)
+
     def tour_back(self) -> None:
         self._record("tour_back()")
         tour = self._tour()
@@ -870,6 +877,7 @@ ACTIONS: dict[str, dict[str, tuple]] = {
     "generate_switch": {"what": GENERATE_SWITCHES},
     "tour_open": {},
     "tour_next": {},
+    "tour_predict": {"choice": ("yes", "no", "unsure", "skip")},
     "tour_back": {},
     "tour_close": {},
     "tour_run_benchmark": {},

@@ -1,11 +1,13 @@
 """A screenshot of the window with the Lab tour open on one step, once its fact is measured.
 
 ``python -m attention_lab.devtools.tour_screenshot FILE [--model SPEC] [--lang en|pt_BR]
-[--step N|KEY] [--benchmark] [--size 1600x1000]``
+[--step N|KEY] [--predict yes|no|unsure|skip|ask] [--benchmark] [--size 1600x1000]``
 
 ``attention-lab --screenshot`` grabs the window as soon as the first analysis lands; the
 tour's fact is measured after that, so this waits for it (and, with ``--benchmark`` on
-step 5, for the benchmark the learner would start).  Fresh settings in a temporary
+step 5, for the benchmark the learner would start).  A step that asks the learner's prediction
+first is answered with ``--predict`` (default: skip, "Just show me"); ``--predict ask`` grabs the
+question itself.  Fresh settings in a temporary
 folder, like ``--screenshot``.  Run it under ``xvfb-run -a -s "-screen 0 1600x1000x24"``.
 """
 
@@ -69,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", default=None)
     parser.add_argument("--lang", choices=("en", "pt_BR"), default="en")
     parser.add_argument("--step", default="1", help="step number (from 1) or key")
+    parser.add_argument("--predict", choices=("yes", "no", "unsure", "skip", "ask"), default="skip",
+                        help="the answer to a step's question before its measurement (ask: show the question)")
     parser.add_argument("--benchmark", action="store_true", help="on step 5, press “Run the benchmark” first")
     parser.add_argument("--size", default="1600x1000")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
@@ -84,8 +88,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         step = int(args.step) - 1 if args.step.isdigit() else args.step
         dock.progress.goto(step)
         window.findChild(type(dock.menu_action), "action.tour").trigger()
+        _wait(app, lambda: not dock.entry_pending, TIMEOUT_S)
+        asked = dock.asking
+        if asked and args.predict != "ask":
+            dock.predict_box.buttons[args.predict].click()
         # settled, not just "a fact": the induction step switches layer after its fact arrives
-        if not _wait(app, dock.settled, TIMEOUT_S):
+        if not (asked and args.predict == "ask") and not _wait(app, dock.settled, TIMEOUT_S):
             print("tour screenshot: the step never settled (its fact, or the layer it opens)", file=sys.stderr)
             return 1
         if args.benchmark and dock.step.offers_benchmark:
@@ -101,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not window.grab().save(str(path), "PNG"):
             print(f"tour screenshot: could not write {path}", file=sys.stderr)
             return 1
-        print(f"tour screenshot: {path} ({window.width()}x{window.height()}), step {dock.progress.index + 1}: {dock.fact_text()}")
+        shown = dock.predict_box.question.text() if dock.asking else dock.fact_text()
+        print(f"tour screenshot: {path} ({window.width()}x{window.height()}), step {dock.progress.index + 1}: {shown}")
         code = 0
     finally:
         stopped = launch.teardown(app, window)

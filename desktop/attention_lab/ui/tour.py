@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 from attention_lab.core.inputs import same_mask
 from attention_lab.core.job_protocol import TOUR_FACT, text_key
 from attention_lab.core.masks import parse_mask_spec
+from attention_lab.core.predictions import CHOICES, measured_answer, question_for, tally
 from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
@@ -51,6 +52,7 @@ from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.model_label import model_label, model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
+from attention_lab.ui.prediction_box import SKIP, PredictionBox, verdict_html
 from attention_lab.ui.qt_compat import call_after_posted_work, call_later
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.panels.panel_kit import MORE, ExplanationLabel, fmt_bytes, fmt_number, monospace_font
@@ -67,6 +69,8 @@ SIDE_BY_SIDE_WIDTH = 560  # wider than this, the explanation and the fact sit si
 OPEN_ENV = "ATTENTION_LAB_OPEN_TOUR"
 STEP_ENV = "ATTENTION_LAB_TOUR_STEP"
 KEY_STEP, KEY_INDEX, KEY_FINISHED, KEY_OFFERED = "tour/step", "tour/index", "tour/finished", "tour/offered"
+# the learner's predictions and what the measurements answered, per step (this computer only)
+PREDICTIONS_GROUP, MEASURED_GROUP = "tour/predicted", "tour/measured"
 
 
 # ---------------------------------------------------------------------------- formatting
@@ -131,6 +135,23 @@ def load_progress(settings: QSettings) -> TourProgress:
     )
 
 
+def load_answers(settings: QSettings, group: str, allowed) -> dict[str, str]:
+    """Step -> answer from the settings' ``group`` (anything unreadable is left out)."""
+    settings.beginGroup(group)
+    try:
+        found = {key: settings.value(key) for key in settings.childKeys()}
+    finally:
+        settings.endGroup()
+    return {key: value for key, value in found.items() if isinstance(value, str) and value in allowed}
+
+
+def save_answer(settings: QSettings, group: str, step: str, answer: str | None) -> None:
+    if answer is None:
+        settings.remove(f"{group}/{step}")
+    else:
+        settings.setValue(f"{group}/{step}", answer)
+
+
 def save_progress(settings: QSettings, progress: TourProgress) -> None:
     data = progress.to_dict()
     settings.setValue(KEY_STEP, data["step"])
@@ -165,6 +186,9 @@ class TourDock(QDockWidget):
         self.window_ = window
         self.settings: QSettings = window.settings
         self.progress = load_progress(self.settings)
+        # step -> the learner's choice (yes, no, unsure, skip), and step -> what its fact measured
+        self.predictions = load_answers(self.settings, PREDICTIONS_GROUP, (*CHOICES, SKIP))
+        self.measured = load_answers(self.settings, MEASURED_GROUP, ("yes", "no"))
         self.fact: Fact | None = None
         self.fact_error: str | None = None
         self.fact_model = ""  # (said in the language of each showing: see the property)
@@ -237,6 +261,14 @@ class TourDock(QDockWidget):
         fact_layout = QVBoxLayout(self.fact_frame)
         fact_layout.setContentsMargins(8, 6, 8, 8)
         fact_layout.addWidget(self.fact_caption)
+        # whether the learner's prediction held (and, on the last step, how many did)
+        self.verdict_label = QLabel(self.fact_frame)
+        self.verdict_label.setObjectName("tour.verdict")
+        self.verdict_label.setWordWrap(True)
+        self.verdict_label.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict_label.setStyleSheet("color: #7a5a00; font-weight: bold")
+        self.verdict_label.hide()
+        fact_layout.addWidget(self.verdict_label)
         fact_layout.addWidget(self.fact_label)
         # step 4: open the nearest head of a role the layer shown lacks (core.roles.where)
         self.show_head_button = QPushButton(self.fact_frame)
@@ -252,6 +284,11 @@ class TourDock(QDockWidget):
         explain = QVBoxLayout()
         explain.setContentsMargins(0, 0, 0, 0)
         explain.setSpacing(4)
+        # a measured step's question, asked before its set-up shows the answer
+        self.predict_box = PredictionBox(body)
+        self.predict_box.chosen.connect(self.predict)
+        self.predict_box.hide()
+        explain.addWidget(self.predict_box)
         explain.addWidget(self.text)
         explain.addWidget(self.block)
         explain.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignLeft)
@@ -412,11 +449,59 @@ class TourDock(QDockWidget):
     def step(self) -> TourStep:
         return self.progress.step
 
+    # ------------------------------------------------------------------ predict, then reveal
+    @property
+    def asking(self) -> bool:
+        """The step asks a question the learner has not answered (nor skipped) in this tour."""
+        return question_for(self.step.key) is not None and self.step.key not in self.predictions
+
+    def predict(self, choice: str) -> None:
+        """The learner's answer to the step's question (or SKIP); then the step is set up and measured."""
+        if not self.asking or choice not in (*CHOICES, SKIP):
+            return
+        key = self.step.key
+        self.predictions[key] = choice
+        save_answer(self.settings, PREDICTIONS_GROUP, key, choice)
+        self.retranslate()  # the step's words at once, its set-up after their paint
+        self._enter_step_after_paint()
+
+    def _forget_predictions(self) -> None:
+        """A tour started again asks again."""
+        self.predictions.clear()
+        self.measured.clear()
+        for group in (PREDICTIONS_GROUP, MEASURED_GROUP):
+            self.settings.remove(group)
+
+    def _note_measured_answer(self, fact: Fact) -> None:
+        key = self.step.key
+        answer = measured_answer(key, fact)
+        if question_for(key) is not None and self.measured.get(key) != answer:
+            if answer is None:
+                self.measured.pop(key, None)
+            else:
+                self.measured[key] = answer
+            save_answer(self.settings, MEASURED_GROUP, key, answer)
+
+    def summary(self) -> str:
+        """The summary of the tour's answered steps (N of M as measured); empty before any answer."""
+        counted = tally(self.predictions, self.measured)
+        if counted.answered == 0:
+            return ""
+        return tr("predict.summary", agreed=counted.as_predicted, answered=counted.answered)
+
+    def _verdict(self) -> str:
+        if self.fact is None:
+            return ""
+        key = self.step.key
+        said = self.predictions.get(key) if question_for(key) is not None else None
+        return verdict_html(said, measured_answer(key, self.fact), self.summary() if self.progress.at_end else "")
+
     # ------------------------------------------------------------------ navigation
     def open_tour(self) -> None:
         """Show the tour where the learner left it (from the start once it was finished)."""
         if self.progress.finished:
             self.progress.restart()
+            self._forget_predictions()
             self._save()
             self.retranslate()  # the first step's words while its set-up waits
         self.show()
@@ -482,6 +567,7 @@ class TourDock(QDockWidget):
         """Back to the first step, unfinished, without showing it (as on a first start)."""
         if not self.progress.at_start or self.progress.finished:
             self.progress.restart()
+            self._forget_predictions()
             self._save()
 
     def _save(self) -> None:
@@ -489,8 +575,12 @@ class TourDock(QDockWidget):
 
     # ------------------------------------------------------------------ setting the app up
     def _enter_step(self) -> None:
-        """Bring the step's panel forward and select what it needs, then measure its fact."""
+        """Bring the step's panel forward and select what it needs, then measure its fact (a step
+        with a question still to answer only asks it: its set-up would show the answer)."""
         self._entry_pending = False
+        if self.asking:
+            self.retranslate()
+            return
         step = self.step
         session = self.window_.session
         if self._before is None:
@@ -590,7 +680,7 @@ class TourDock(QDockWidget):
         return (self.step.key, state.request_id, text_key(state), state.layer, state.position, state.replacement_id, id(kv))
 
     def _request_fact(self) -> None:
-        if not self.isVisible() or self._entry_pending:  # (the step's set-up asks, on the state it sets up)
+        if not self.isVisible() or self._entry_pending or self.asking:  # (the step's set-up asks, on the state it sets up)
             return
         session = self.window_.session
         state = session.state
@@ -613,6 +703,7 @@ class TourDock(QDockWidget):
         self._pending_key = None
         self._fact_key = key
         self.fact = fact
+        self._note_measured_answer(fact)
         self._fact_model_words = self._pending_model
         self._show_fact()
         self._open_head(fact)
@@ -694,6 +785,9 @@ class TourDock(QDockWidget):
             if "model" in fact.values:  # named in the interface's language (the demo has a Portuguese name)
                 fact = dataclasses.replace(fact, values={**fact.values, "model": self.fact_model})
             self.fact_label.setText(format_fact(fact) + (f"<br><br>{extra}" if extra else ""))
+            verdict = self._verdict()
+            self.verdict_label.setText(verdict)
+            self.verdict_label.setVisible(bool(verdict))
             block = self.fact.block
             if block:
                 shown, n = self.fact.values.get("shown"), self.fact.values.get("n")
@@ -710,6 +804,7 @@ class TourDock(QDockWidget):
             else:
                 self.fact_label.setText(tr("tour.measuring"))
             self.block.hide()
+            self.verdict_label.hide()
         target = self._role_target
         self.show_head_button.setVisible(target is not None)
         if target is not None:
@@ -758,7 +853,7 @@ class TourDock(QDockWidget):
 
     def _update_run_button(self) -> None:
         step = self.step
-        self.run_button.setVisible(step.offers_benchmark and self._dock(PanelId.KVBENCH) is not None)
+        self.run_button.setVisible(step.offers_benchmark and not self.asking and self._dock(PanelId.KVBENCH) is not None)
         running = self.window_.session.kv_benchmark_running
         self.run_button.setText(tr("tour.running") if running else tr("tour.run"))
         self.run_button.setEnabled(not running and self.window_.session.state is not None)
@@ -768,7 +863,7 @@ class TourDock(QDockWidget):
     def _rank_beside_the_fact(self) -> None:
         """The knockout step quotes the head that matters most: the knockout panel's map and table show
         the same ranking (the same core function on the same text and mask), not a blank map."""
-        if not self.step.ranks_heads or self._entry_pending or not self.isVisible():
+        if not self.step.ranks_heads or self._entry_pending or self.asking or not self.isVisible():
             return
         panel = self.window_.built_panel(PanelId.KNOCKOUT)
         if panel is not None and panel.state is self.window_.session.state and not self.window_.session.pending:
@@ -788,7 +883,7 @@ class TourDock(QDockWidget):
         layer after its fact arrives; until that layer's analysis is drawn this is false."""
         session = self.window_.session
         state = session.state
-        if not self.isVisible() or not self.fact_ready or session.pending or state is None:
+        if not self.isVisible() or self.asking or not self.fact_ready or session.pending or state is None:
             return False
         if self._fact_key != self._request_key(state) or self._open_head_once:
             return False
@@ -832,6 +927,13 @@ class TourDock(QDockWidget):
         self.back_button.setEnabled(not progress.at_start)
         self.next_button.setText(tr("tour.finish") if progress.at_end else tr("tour.next"))
         self.close_button.setText(tr("tour.close"))
+        asking = self.asking
+        question = question_for(step.key)
+        if question is not None:
+            self.predict_box.ask(question.text_key, w=TOUR_WINDOW)
+        self.predict_box.setVisible(asking)
+        self.text.setVisible(not asking)  # the step's words tell the answer
+        self.fact_frame.setVisible(not asking)
         if self.menu_action is not None:
             self.menu_action.setText(tr("tour.menu"))
         self._update_run_button()

@@ -39,8 +39,8 @@ register(
             "pt_BR": "Você disse “{said}”: a medição concorda.",
         },
         "predict.not_as_predicted": {
-            "en": "You said “{said}”; the measurement says “{measured}”. Read why below.",
-            "pt_BR": "Você disse “{said}”; a medição diz “{measured}”. Veja por quê abaixo.",
+            "en": "You said “{said}”; the measurement says “{measured}”. The step's text says why.",
+            "pt_BR": "Você disse “{said}”; a medição diz “{measured}”. O texto do passo explica por quê.",
         },
         "predict.was_unsure": {
             "en": "You weren't sure; the measurement says “{measured}”.",
