@@ -333,21 +333,43 @@ class SteadyLayoutWidget(pg.GraphicsLayoutWidget):
 
 
 class SteadySplitter(QSplitter):
-    """A ``QSplitter`` whose size hint counts its handles.
+    """A ``QSplitter`` whose size hint is the same whatever happened before: its views' minimums
+    (or the sizes the learner dragged the handle to), its handles counted.
 
-    Qt's hint is the sum of its widgets' hints, handles left out, and a graphics view hints its
-    current size (its scene's rectangle): a panel in a dock's scroll area is laid out at the
-    height its layout prefers for its width, so a splitter of views was handed its views' heights
-    and its handle took its pixels from the first view at every relayout of the panel.  The
-    leakage panel's bars lost 4 px per language switch (602 → 578 px of panel in six switches),
-    down to their minimum.  With the handles counted, the current sizes are what it asks for."""
+    Qt's hint is the sum of its widgets' hints, and a graphics view hints its current size (its
+    scene's rectangle); a panel in a dock's scroll area is laid out at the height its layout
+    prefers for its width, so every relayout fed the splitter's current sizes back as the sizes
+    it wanted.  Whatever one relayout gave or took was then kept: without the handles counted the
+    leakage bars lost 4 px per language switch (down to their minimum over a soak), and with them
+    counted a switch whose labels were re-laid out one turn apart gave the bars a line's height
+    that the next switch added to again (210 → 224 → 238 px).  A hint that does not depend on
+    the current sizes has nothing to ratchet: the scroll area stretches the panel to its dock and
+    the splitter shares the room by its stretch factors."""
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self._dragged: list[int] | None = None  # the sizes the learner chose by dragging the handle
+        self.splitterMoved.connect(self._on_moved)
+
+    def _on_moved(self, _pos: int, _index: int) -> None:
+        self._dragged = self.sizes()
+        self.updateGeometry()
+
+    def _length(self, size: QSize) -> int:
+        return size.height() if self.orientation() == Qt.Orientation.Vertical else size.width()
 
     def sizeHint(self) -> QSize:  # noqa: N802 -- Qt's name
         hint = super().sizeHint()
-        handles = sum(self.handleWidth() for i in range(1, self.count()) if not self.widget(i).isHidden())
+        shown = [i for i in range(self.count()) if not self.widget(i).isHidden()]
+        handles = sum(self.handleWidth() for i in shown[1:])
+        if self._dragged is not None:
+            length = sum(size for i, size in enumerate(self._dragged) if i in shown)
+        else:
+            length = sum(self._length(self.widget(i).minimumSizeHint().expandedTo(self.widget(i).minimumSize()))
+                         for i in shown)
         if self.orientation() == Qt.Orientation.Vertical:
-            return QSize(hint.width(), hint.height() + handles)
-        return QSize(hint.width() + handles, hint.height())
+            return QSize(hint.width(), length + handles)
+        return QSize(length + handles, hint.height())
 
 
 class TextPool:
