@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QScrollArea,
+    QStatusBar,
     QTabBar,
     QTableWidget,
     QWidget,
@@ -248,7 +249,7 @@ def clipped_texts(window: QMainWindow, slack_px: int = 2) -> list[str]:
                     if need > have + slack_px:
                         found.append(f"{where} plot title: “{plain(title.text)[:60]}” needs {need:.0f} px, has {have:.0f}")
     bar = window.statusBar()
-    message = bar.currentMessage()
+    message = QStatusBar.currentMessage(bar)  # the text Qt paints (a shortened one ends in "…")
     if message and bar.isVisible():  # the passing message is painted left of the permanent labels
         permanent = [w for w in bar.children() if isinstance(w, QWidget) and w.isVisible() and w.width() > 0]
         lefts = [w.x() for w in permanent]
