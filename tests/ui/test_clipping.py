@@ -40,3 +40,39 @@ def test_nothing_is_cut_on_a_laptop_screen(qtbot, make_window, language):
         qtbot.wait(50)
         found += [line for line in clipped_texts(window) if line.startswith("status bar")]
     assert not found, f"{language}: {len(found)} texts cut at {LAPTOP[0]}×{LAPTOP[1]}:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("size", [LAPTOP, (1280, 720)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_status_bar_shows_the_tour_offer_and_a_message_whole(qtbot, make_window, language, size):
+    """Seen by a learner: the first start's tour offer was cut ("…do lab do capítu") by the labels beside
+    it, and a passing message ran into the model's name ("connecti‹demo model")."""
+    from PySide6.QtWidgets import QStatusBar
+
+    from attention_lab.ui.i18n import tr
+    from attention_lab.ui.model_label import model_label
+
+    window = make_window(model_spec="demo", language=language)
+    window.resize(size[0], size[1] - DESKTOP_CHROME_PX)
+    qtbot.waitUntil(lambda: window.last_state is not None, timeout=60_000)
+    qtbot.wait(200)
+    offer = window.tour.offer
+    assert offer is not None and offer.isVisible()
+    bar = window.statusBar()
+    assert bar.minimumSizeHint().width() <= size[0]
+    assert not [line for line in clipped_texts(window) if line.startswith("status bar") or "tour.offer" in line]
+    assert offer.label.width() >= offer.label.fontMetrics().horizontalAdvance(offer.label.text())
+    for message in (
+        tr("status.loaded", name=model_label(window.session.model)),
+        "proxy.example.org can't be reached: check the internet connection",
+    ):
+        bar.showMessage(message, 5000)
+        qtbot.wait(50)
+        painted = QStatusBar.currentMessage(bar)  # what Qt paints, left of the permanent labels
+        assert bar.currentMessage() == message
+        assert not [line for line in clipped_texts(window) if line.startswith("status bar")]
+        assert painted == message or (painted.endswith("…") and bar.toolTip() == message)
+        assert len(painted) >= min(len(message), 25), f"only “{painted}” of the message is shown"
+    bar.clearMessage()
+    qtbot.wait(50)
+    assert window.status.model.squeeze == window.status.mode.squeeze == 0  # their room back

@@ -225,3 +225,28 @@ def test_the_generate_panel_shows_its_buttons_and_growing_map_without_scrolling(
         rect = QRect(widget.mapTo(viewport, widget.rect().topLeft()), widget.size())
         assert rect.height() >= least, f"{widget.objectName() or type(widget).__name__} is {rect.height()} px tall"
         assert viewport.rect().contains(rect), f"{rect} runs past the dock's visible {viewport.rect()}"
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_kv_legend_and_progress_are_read_whole_during_and_after_a_run(qtbot, make_window, language):
+    """Seen by a learner: the legend ran past the chart ("ajuste tracejado: +0,0455 ms/posi…") and the
+    progress words were cut in their bar."""
+    from visible_texts import clipped_texts
+
+    window, panel = _laptop_window(qtbot, make_window, language, PanelId.KVBENCH)
+    panel.new_tokens.setValue(8)
+    panel.repetitions.setValue(1)
+    progress = []
+    panel.benchmark_step.connect(lambda *_: progress.append((panel.progress.text(), panel.progress.contentsRect().width())))
+    with qtbot.waitSignal(panel.benchmark_finished, timeout=STATE_TIMEOUT_MS):
+        panel.run_benchmark()
+    qtbot.wait(200)
+    found = [line for line in clipped_texts(window) if "kvbench" in line]
+    assert not found, "\n".join(found)
+    # the legend leaves the curves room in a narrower dock too (the tour open beside it): at most 3/5 of the view
+    legend = panel.plot_legend.sceneBoundingRect().width()
+    view = panel.plot.getPlotItem().getViewBox().sceneBoundingRect().width()
+    assert legend <= 0.6 * view, f"the legend is {legend:.0f} px of a {view:.0f}-px chart"
+    metrics = panel.progress.fontMetrics()
+    for text, room in progress:
+        assert metrics.horizontalAdvance(text) + 8 <= room, f"“{text}” in a {room}-px bar"

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QScrollArea,
+    QStatusBar,
     QTabBar,
     QTableWidget,
     QWidget,
@@ -247,8 +248,18 @@ def clipped_texts(window: QMainWindow, slack_px: int = 2) -> list[str]:
                     have = item.boundingRect().width()
                     if need > have + slack_px:
                         found.append(f"{where} plot title: “{plain(title.text)[:60]}” needs {need:.0f} px, has {have:.0f}")
+                if isinstance(item, pg.AxisItem) and item.isVisible() and item.label.isVisible() and item.labelText:
+                    need = item.label.boundingRect().width()  # along the axis (a side axis's label is turned)
+                    have = item.geometry().height() if item.orientation in ("left", "right") else item.geometry().width()
+                    if need > have + slack_px:
+                        found.append(f"{where} {item.orientation} axis: “{plain(item.labelText)[:60]}” needs {need:.0f} px, has {have:.0f}")
+                if isinstance(item, pg.LegendItem) and item.isVisible():  # a legend's entries end inside the view
+                    right = widget.mapFromScene(item.sceneBoundingRect().topRight()).x()
+                    if right > widget.viewport().width() + slack_px:
+                        entries = " ".join(plain(label.text) for _sample, label in item.items)
+                        found.append(f"{where} legend: “{entries[:60]}” needs {right:.0f} px, has {widget.viewport().width()}")
     bar = window.statusBar()
-    message = bar.currentMessage()
+    message = QStatusBar.currentMessage(bar)  # the text Qt paints (a shortened one ends in "…")
     if message and bar.isVisible():  # the passing message is painted left of the permanent labels
         permanent = [w for w in bar.children() if isinstance(w, QWidget) and w.isVisible() and w.width() > 0]
         lefts = [w.x() for w in permanent]

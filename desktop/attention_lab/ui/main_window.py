@@ -46,7 +46,7 @@ from attention_lab.ui.redraw import RedrawScheduler
 from attention_lab.ui.scene_paints import paint_once_per_turn
 from attention_lab.ui.session import Session
 from attention_lab.ui.model_label import model_label
-from attention_lab.ui.status_line import StatusLine
+from attention_lab.ui.status_line import FittingStatusBar, StatusLine
 from attention_lab.ui.strings import window as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.window_settings import SETTINGS_VERSION, SettingsReader, default_settings, fit_to_screen
 from attention_lab.ui.wiring import connect_exports, connect_panel
@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         central.setObjectName("central_placeholder")
         central.setMaximumWidth(0)  # (a zero maximum height kept the maps' row at its minimum)
         self.setCentralWidget(central)
+        self.setStatusBar(FittingStatusBar(self))  # a passing message is shortened, never cut by the labels beside it
         self.setDockNestingEnabled(True)
         self.setDockOptions(
             QMainWindow.DockOption.AnimatedDocks

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
+import time
+
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.mask_words import mask_in_words
@@ -26,32 +28,137 @@ def human_bytes(n: int) -> str:
 
 
 class ElidedLabel(QLabel):
-    """A one-line label that gives up width: past ``max_width`` its text ends in "…" and the whole text is
-    its tooltip.  The status bar's passing messages get only what its permanent labels leave, and a model's
-    name can be long (a folder path, the demo's description)."""
+    """A one-line label that gives up width: at most ``max_width``, and down to a few letters when the
+    status bar is short of room (the first-start tour offer, a long message), its text then ending in "…"
+    with the whole text as its tooltip.  A model's name can be long (a folder path, the demo's description)."""
+
+    MIN_WIDTH = 60  # px: a few letters and "…", enough to show which label it is
 
     def __init__(self, max_width: int, parent=None):
         super().__init__(parent)
         self._full = ""
         self._max_width = max_width
+        self.squeeze = 0  # px it gives up while the status bar's message needs them
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
         self._full = text
-        self.setToolTip(text)
-        super().setText(self.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, self._max_width))
+        self.updateGeometry()
+        self._elide()
 
     def full_text(self) -> str:
         return self._full
 
+    def natural_width(self) -> int:
+        """The width the whole text wants, up to ``max_width``."""
+        return min(self.fontMetrics().horizontalAdvance(self._full) + 2, self._max_width)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        width = max(self.natural_width() - self.squeeze, self.minimumSizeHint().width())
+        return QSize(width, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(min(self.MIN_WIDTH, self.natural_width()), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, min(self.width(), self._max_width))
+        self.setToolTip(self._full if shown != self._full else "")
+        if shown != self.text():
+            super().setText(shown)
+
+
+class FittingStatusBar(QStatusBar):
+    """A status bar whose passing message is never cut by the labels beside it: while a message shows,
+    the labels that can give up width (``ElidedLabel``) shrink so the message fits, and a message that
+    still does not fit is shortened with "…", its whole text in the bar's tooltip.  (QStatusBar paints the
+    message only left of its permanent labels and cuts it there: "connecti" beside the model's name.)"""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._full = ""
+        self._until: float | None = None  # when the message's timeout ends (monotonic seconds)
+        self.messageChanged.connect(self._on_message_changed)
+
+    def showMessage(self, message: str, timeout: int = 0) -> None:  # noqa: N802
+        self._full = message
+        self._until = time.monotonic() + timeout / 1000 if timeout > 0 else None
+        self._make_room()
+        super().showMessage(self._fitted(message), timeout)
+
+    def currentMessage(self) -> str:  # noqa: N802
+        return self._full if super().currentMessage() else ""
+
+    def _shrinkable(self) -> list[ElidedLabel]:
+        return [w for w in self.findChildren(ElidedLabel) if w.isVisible()]
+
+    def _message_room(self) -> int:
+        """Where QStatusBar paints the message: from 6 px to 2 px left of the first permanent widget."""
+        permanent = [w for w in self.children() if isinstance(w, QWidget) and w.isVisible() and w.width() > 0]
+        right = min((w.x() for w in permanent), default=self.width()) - 2
+        return max(0, min(right, self.width() - 12) - 6)
+
+    def _make_room(self) -> None:
+        labels = self._shrinkable()
+        for label in labels:
+            label.squeeze = 0
+            label.updateGeometry()
+        if not self._full or not labels:
+            return
+        self.layout().activate()
+        short = self.fontMetrics().horizontalAdvance(self._full) + 4 - self._message_room()
+        for label in sorted(labels, key=lambda w: -w.natural_width()):  # the widest gives first
+            if short <= 0:
+                break
+            label.squeeze = max(0, min(short, label.natural_width() - label.minimumSizeHint().width()))
+            short -= label.squeeze
+            label.updateGeometry()
+        self.layout().activate()
+
+    def _fitted(self, message: str) -> str:
+        room = self._message_room()
+        shown = self.fontMetrics().elidedText(message, Qt.TextElideMode.ElideRight, room)
+        self.setToolTip(message if shown != message else "")
+        return shown
+
+    def _on_message_changed(self, message: str) -> None:
+        if not message:  # timed out or cleared: the labels take their width back
+            self._full = ""
+            self.setToolTip("")
+            self._make_room()
+
+    def event(self, event) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest and self._full and super().currentMessage():
+            shown = self._fitted(self._full)  # a label beside it changed its width
+            if shown != super().currentMessage():
+                self._show_again(shown)
+        return handled
+
+    def _show_again(self, shown: str) -> None:
+        """Show the fitted message, its timeout running on (QStatusBar keeps no timeout to pass again)."""
+        left = 0 if self._until is None else round((self._until - time.monotonic()) * 1000)
+        if self._until is None or left > 0:
+            super().showMessage(shown, left)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self._full and super().currentMessage():  # fitted again, its timeout running on
+            self._make_room()
+            self._show_again(self._fitted(self._full))
+
 
 class StatusLine:
     MODEL_MAX_WIDTH = 320  # px: at 1366 px, messages still get about half the bar
+    MODE_MAX_WIDTH = 420  # px: a designed mask in words, heads knocked out and the layer
 
     def __init__(self, bar: QStatusBar):
         parent = bar.parentWidget()
         self.model = ElidedLabel(self.MODEL_MAX_WIDTH, parent)
         self.tokens = QLabel(parent)
-        self.mode = QLabel(parent)
+        self.mode = ElidedLabel(self.MODE_MAX_WIDTH, parent)
         self.time = QLabel(parent)
         self.busy_label = QLabel(parent)
         self.busy_bar = QProgressBar(parent)

@@ -48,8 +48,9 @@ register(
             "pt_BR": "Quanto mais longa a geração, mais prefixo o cache evita recalcular: o contraste cresce.",
         },
         "kvbench.growth": {"en": "Growth per position", "pt_BR": "Crescimento por posição"},
-        "kvbench.with_fit": {"en": "{curve} (dashed fit: {slope} ms/position)",
-                             "pt_BR": "{curve} (ajuste tracejado: {slope} ms/posição)"},
+        # the fit on a line of its own: on one line the legend ran past a laptop's chart
+        "kvbench.with_fit": {"en": "{curve}<br>dashed fit: {slope} ms/pos.",
+                             "pt_BR": "{curve}<br>ajuste: {slope} ms/posição"},
         "kvbench.status.unclear": {
             "en": "KV cache: no clear gain in this run (without ÷ with = {x}); identical output: {identical}",
             "pt_BR": "Cache KV: nenhum ganho claro nesta execução (sem ÷ com = {x}); saída idêntica: {identical}",
@@ -59,7 +60,7 @@ register(
         "kvbench.with": {"en": "with cache", "pt_BR": "com cache"},
         "kvbench.without": {"en": "without cache", "pt_BR": "sem cache"},
         "kvbench.plot.x": {"en": "position of the new token", "pt_BR": "posição do token novo"},
-        "kvbench.plot.y": {"en": "time per token (ms)", "pt_BR": "tempo por token (ms)"},
+        "kvbench.plot.y": {"en": "ms per token", "pt_BR": "ms por token"},
         "kvbench.plot.title": {"en": "Time per generated token", "pt_BR": "Tempo por token gerado"},
         "kvbench.progress": {
             "en": "{mode}: token {i} of {total} (repetition {rep} of {reps})",

@@ -67,7 +67,7 @@ register(
         "mask.verdict.sums": {"en": "rows don't sum to 1", "pt_BR": "as linhas não somam 1"},
         "mask.verdict.both": {"en": "leaks and rows don't sum to 1", "pt_BR": "vaza e as linhas não somam 1"},
         "mask.rowsums.title": {"en": "Row sums (whiskers: heads' min–max)", "pt_BR": "Somas das linhas (hastes: mín–máx)"},
-        "mask.rowsums.y": {"en": "Σ weights (mean over heads)", "pt_BR": "Σ pesos (média das cabeças)"},
+        "mask.rowsums.y": {"en": "mean Σ weights", "pt_BR": "Σ pesos (média)"},
         "mask.leak.title": {"en": "Change per position after the edit", "pt_BR": "Mudança por posição após a edição"},
         "mask.leak.x": {"en": "position (red: before the edit)", "pt_BR": "posição (vermelho: antes da edição)"},
         "mask.selected.denominator": {

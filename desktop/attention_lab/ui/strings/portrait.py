@@ -64,7 +64,7 @@ register(
         "portrait.where.show": {"en": "Show layer {layer}, head {head}", "pt_BR": "Mostrar camada {layer}, cabeça {head}"},
         "portrait.thresholds": {"en": "Role thresholds", "pt_BR": "Limiares dos papéis"},
         "portrait.reset": {"en": "Defaults", "pt_BR": "Padrões"},
-        "portrait.scatter.x": {"en": "mean distance (tokens back)", "pt_BR": "distância média (tokens para trás)"},
+        "portrait.scatter.x": {"en": "mean distance (tokens back)", "pt_BR": "distância média (para trás)"},
         "portrait.scatter.y": {"en": "entropy (0: one token)", "pt_BR": "entropia (0: um só token)"},
         "portrait.induction.pending": {"en": "computing…", "pt_BR": "calculando…"},
         "portrait.induction.failed": {
