@@ -76,3 +76,27 @@ def test_the_status_bar_shows_the_tour_offer_and_a_message_whole(qtbot, make_win
     bar.clearMessage()
     qtbot.wait(50)
     assert window.status.model.squeeze == window.status.mode.squeeze == 0  # their room back
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_head_grids_query_axis_name_is_in_sight_without_scrolling(qtbot, make_window, language):
+    """Seen by a learner: the mosaic of a layer's heads is taller than its dock at 1366×768, and the
+    name of its rows' axis, centred on it, was cut by the dock's scroll ("onsulta (destino) ↓")."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    from attention_lab.ui.panels.ids import PanelId
+
+    window = make_window(model_spec="demo", language=language)
+    window.resize(LAPTOP[0], LAPTOP[1] - DESKTOP_CHROME_PX)
+    qtbot.waitUntil(lambda: window.last_state is not None and window.panel(PanelId.HEAD_GRID).has_data(), timeout=60_000)
+    qtbot.wait(300)
+    grid = window.panel(PanelId.HEAD_GRID)
+    view = grid.grid_view
+    scroll = window.docks[PanelId.HEAD_GRID].findChild(QScrollArea)
+    assert view.height() > scroll.viewport().height()  # the case: the maps run below the dock
+    label = grid.grid_plot.getAxis("left").label
+    rect = view.mapFromScene(label.sceneBoundingRect()).boundingRect()
+    top_left = view.mapTo(scroll.viewport(), rect.topLeft())
+    in_viewport = QRect(top_left, rect.size())
+    assert scroll.viewport().rect().contains(in_viewport), (in_viewport, scroll.viewport().rect())

@@ -232,7 +232,7 @@ def test_the_mask_panel_takes_its_new_words_without_drawing_or_repainting_its_pl
     assert panel.table.item(3, 4).text() == tr("mask.verdict.leaks") == "o futuro vaza"
     assert panel.selected_text.text().startswith("<b>zerar o score</b>: o futuro ainda recebe até 0,25")
     assert panel.ascii_choice.itemText(1) == tr("mask.ascii.head", head=0, layer=state.layer)
-    assert panel.sums_plot.getAxis("left").labelText == "Σ pesos (média das cabeças)"
+    assert panel.sums_plot.getAxis("left").labelText == "Σ pesos (média)"
     assert panel.grid_plot.getAxis("left").labelText == tr("mask.query")
     translator.set_language("en")
     qtbot.wait(100)

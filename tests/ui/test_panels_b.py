@@ -805,15 +805,15 @@ def test_a_kv_result_relabels_the_legend_in_place(qtbot, state):
     assert [label.text for _s, label in first] == [tr("kvbench.with"), tr("kvbench.without")]
     assert panel.run_benchmark()
     assert [(id(s), id(label)) for s, label in panel.plot_legend.items] == [(id(s), id(label)) for s, label in first]
-    assert first[1][1].text == "without cache (dashed fit: +0.04 ms/position)"
-    assert first[0][1].text.startswith("with cache (dashed fit: ") and "+0.04" not in first[0][1].text
+    assert first[1][1].text == "without cache<br>dashed fit: +0.04 ms/pos."  # the fit on a line of its own
+    assert first[0][1].text.startswith("with cache<br>dashed fit: ") and "+0.04" not in first[0][1].text
     runner.result = _kv_result(2.5, flat, [1.0 + 0.1 * i for i in range(steps)])
     assert panel.run_benchmark()
     second = list(panel.plot_legend.items)
     assert [(id(s), id(label)) for s, label in second] == [(id(s), id(label)) for s, label in first]  # the same items
     assert "+0.1 ms" in second[1][1].text and "+0.04" not in second[1][1].text
     translator.set_language("pt_BR")
-    assert second[1][1].text == "sem cache (ajuste tracejado: +0,1 ms/posição)"
+    assert second[1][1].text == "sem cache<br>ajuste: +0,1 ms/posição"
     assert [(id(s), id(label)) for s, label in panel.plot_legend.items] == [(id(s), id(label)) for s, label in first]
 
 

@@ -41,6 +41,7 @@ from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.budget_view import BudgetView
 from attention_lab.ui.panels.heatmap_kit import (
     HeatImage,
+    TopLabelAxis,
     colormap,
     configure_map_plot,
     fit_token_ticks,
@@ -455,7 +456,7 @@ class HeadGridPanel(Panel):
     def _build_grid(self) -> None:
         """The grid page's one plot: the mosaic of the layer's heads, its hatching, the
         heads' titles and one colour bar (made once; an analysis only swaps images)."""
-        plot = self.grid_view.addPlot(row=0, col=0, enableMenu=False)
+        plot = self.grid_view.addPlot(row=0, col=0, enableMenu=False, axisItems={"left": TopLabelAxis("left")})
         configure_map_plot(plot)
         for side in ("left", "bottom"):  # a 10-token map ~110 px tall: a smaller font labels every row
             plot.getAxis(side).setStyle(tickFont=_mosaic_tick_font())

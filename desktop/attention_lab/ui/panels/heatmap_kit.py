@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication
 
@@ -24,6 +24,22 @@ from attention_lab.core.lens import future_mask
 from attention_lab.ui.panels.plot_setters import plain_axes, set_ticks, tick_text_painter
 
 CMAP = "viridis"
+
+
+class TopLabelAxis(pg.AxisItem):
+    """A left axis whose name starts at the plot's top instead of its middle: the head grid's
+    mosaic is taller than its dock on a laptop, and a name centred on it was cut by the dock's
+    scroll ("onsulta (destino) ↓" at 1366×768); at the top it is read with the first row of maps."""
+
+    TOP_PX = 4
+
+    def resizeEvent(self, ev=None) -> None:  # noqa: N802 -- Qt's name (pyqtgraph places the name here)
+        super().resizeEvent(ev)
+        if self.label is None or self.orientation != "left":
+            return
+        length = self.label.boundingRect().width()  # along the axis: the name is turned
+        centred = self.label.pos().y()
+        self.label.setPos(QPointF(self.label.pos().x(), min(centred, length + self.TOP_PX)))
 
 
 def configure_map_plot(plot: pg.PlotItem) -> None:
