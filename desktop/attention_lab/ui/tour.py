@@ -923,6 +923,11 @@ class TourDock(QDockWidget):
         else:
             self.step_settled.emit(self.step.key)
 
+    @property
+    def revealing(self) -> bool:
+        """The step is set up and what it points at is being brought into view (a few turns at most)."""
+        return self._target_pending and self._set_up()
+
     def target(self) -> Target | None:
         """What the step points at, in the window as laid out now (``ui.tour_targets``)."""
         return step_target(self.window_, self.step.key)
