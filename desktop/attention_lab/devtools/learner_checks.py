@@ -137,6 +137,7 @@ def window_problems(driver) -> list[str]:
             problems.append("a text without tokens, and no notice says so")
     problems += _one_mask(w)
     problems += _tour_left_things_as_they_were(driver)
+    problems += _tour_step_in_sight(driver)
     return problems
 
 
@@ -248,6 +249,26 @@ def _controls_follow(w, state, intent) -> list[str]:
     if mask is not None and not w.tour.isVisible() and mask.selected_mode() != intent.mask_mode:
         problems.append(f"mask mode {mask.selected_mode()!r}, the learner chose {intent.mask_mode!r}")
     return problems
+
+
+#: the tour steps' promise holds from a laptop's 1366×768 window up
+TOUR_SIGHT_SIZE = (1366, 768)
+
+
+def _tour_step_in_sight(driver) -> list[str]:
+    """A tour step just set up shows what it talks about, and its own words and buttons fit the dock
+    (in its place beside the tokens, in a window of at least 1366×768)."""
+    from PySide6.QtCore import Qt
+
+    w = driver.window
+    tour = w.tour
+    # only right after a tour action set the step up: any other action may move what it showed
+    if driver.tour_step_set_up != driver.steps or not tour.isVisible() or tour.isFloating():
+        return []
+    if w.dockWidgetArea(tour) != Qt.DockWidgetArea.TopDockWidgetArea or w.width() < TOUR_SIGHT_SIZE[0] \
+            or w.height() < TOUR_SIGHT_SIZE[1] or not (tour.asking or tour.settled()):
+        return []
+    return [f"tour step {tour.step.key}: out of sight: {part}" for part in tour.out_of_sight()]
 
 
 def _tour_left_things_as_they_were(driver) -> list[str]:

@@ -207,6 +207,8 @@ class LearnerDriver:
             busy.append("collection after a switch")
         if w.tour.entry_pending:
             busy.append("tour step (set up after the dock's paint)")
+        if w.tour.revealing:
+            busy.append("tour step (what it points at brought into view)")
         if w.paint_hold.held:
             busy.append("relayout (painting held)")  # its one paint is still to come
         return busy
@@ -606,12 +608,14 @@ class LearnerDriver:
             self.intent.before_tour = self._inputs()
             self.intent.touched_during_tour = False
         self.window.tour.menu_action.trigger()
+        self.tour_step_set_up = self.steps
 
     def tour_next(self) -> None:
         self._record("tour_next()")
         tour = self._tour()
         if tour.isVisible():
             QTest.mouseClick(tour.next_button, Qt.MouseButton.LeftButton)
+            self.tour_step_set_up = self.steps
             self._tour_maybe_ended()
 
     def tour_predict(self, choice: str) -> None:
@@ -620,12 +624,14 @@ class LearnerDriver:
         tour = self._tour()
         if tour.isVisible() and tour.predict_box.isVisible():
             QTest.mouseClick(tour.predict_box.buttons[choice], Qt.MouseButton.LeftButton)
+            self.tour_step_set_up = self.steps
 
     def tour_back(self) -> None:
         self._record("tour_back()")
         tour = self._tour()
         if tour.isVisible() and tour.back_button.isEnabled():
             QTest.mouseClick(tour.back_button, Qt.MouseButton.LeftButton)
+            self.tour_step_set_up = self.steps
 
     def tour_close(self) -> None:
         self._record("tour_close()")
@@ -646,6 +652,7 @@ class LearnerDriver:
             self.intent.before_tour = None
 
     tour_ended: tuple | None = None  # (inputs before it, touched?) of the tour that just ended
+    tour_step_set_up = -1  # the step count at which a tour action last set a step up (opened, moved, answered)
 
     # ------------------------------------------------------------------ files and models
     def export(self, kind: str, panel_id: str) -> None:

@@ -49,12 +49,14 @@ from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
+from attention_lab.ui.in_view import Target, bring_into_view, fully_in_sight, in_sight
 from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.model_label import model_label, model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.prediction_box import SKIP, PredictionBox, verdict_html
 from attention_lab.ui.qt_compat import call_after_posted_work, call_later
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
+from attention_lab.ui.tour_targets import step_target
 from attention_lab.ui.panels.panel_kit import MORE, ExplanationLabel, fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
 from attention_lab.ui.panels.ids import PanelId
@@ -66,6 +68,8 @@ SHORTCUT = "Ctrl+T"  # F1 (HelpContents) is taken by Help › key ideas
 DOCK_WIDTH = 680  # beside the token editor, which keeps the rest of the top strip
 DOCK_HEIGHT = 370  # the top strip's height while the tour is open, at most 2/5 of the window's
 SIDE_BY_SIDE_WIDTH = 560  # wider than this, the explanation and the fact sit side by side
+OPENED_HEAD_POLL_MS = 50  # how often a step waits for the head it opened to be drawn
+REVEAL_TRIES, REVEAL_RETRY_MS = 10, 30  # a step's target looked at again while its panel lays itself out
 OPEN_ENV = "ATTENTION_LAB_OPEN_TOUR"
 STEP_ENV = "ATTENTION_LAB_TOUR_STEP"
 KEY_STEP, KEY_INDEX, KEY_FINISHED, KEY_OFFERED = "tour/step", "tour/index", "tour/finished", "tour/offered"
@@ -198,6 +202,9 @@ class TourDock(QDockWidget):
         self._open_head_once = False
         self._entry_pending = False  # opened, the step's set-up still to come (open_tour)
         self._opened_head: tuple[int, int] | None = None  # (layer, head) the step opened in the head grid
+        # what the step points at is still to be brought into view (once per step entered, once set up)
+        self._target_pending = False
+        self._reveal_tries = 0  # looks again at a target still being laid out when first brought into view
         self._kv_result: tuple[tuple, Any] | None = None  # (text key of the run, KVResult)
         self.menu_action: QAction | None = None
         self.top_height_before: int | None = None  # the top strip's height before the tour widened it
@@ -256,6 +263,7 @@ class TourDock(QDockWidget):
         self.block.setFont(mono)
         self.block.setFrameShape(QFrame.Shape.NoFrame)
         self.block.setStyleSheet("background: transparent")
+        self.block.document().setDocumentMargin(2)  # the lab's print and the step's words fit the dock at 1366×768
         self.block.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.block.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         fact_layout = QVBoxLayout(self.fact_frame)
@@ -625,6 +633,8 @@ class TourDock(QDockWidget):
         self._note_set_by_tour(touched)
         self._open_head_once = step.open_head
         self._opened_head = None
+        self._target_pending = True
+        self._reveal_tries = 0
         self._forget_fact()
         self.retranslate()
         self._rank_beside_the_fact()
@@ -878,9 +888,14 @@ class TourDock(QDockWidget):
 
     def settled(self) -> bool:
         """Whether the step's set-up is on screen: the fact is measured on the analysis shown,
-        none is on its way (a layer switch the step made included), and the head the step
-        opens is open and drawn on its layer.  The induction step switches to its best head's
-        layer after its fact arrives; until that layer's analysis is drawn this is false."""
+        none is on its way (a layer switch the step made included), the head the step opens is
+        open and drawn on its layer, and what the step points at was brought into view.  The
+        induction step switches to its best head's layer after its fact arrives; until that
+        layer's analysis is drawn this is false."""
+        return self._set_up() and not self._target_pending
+
+    def _set_up(self) -> bool:
+        """:meth:`settled` but for bringing the step's target into view."""
         session = self.window_.session
         state = session.state
         if not self.isVisible() or self.asking or not self.fact_ready or session.pending or state is None:
@@ -897,8 +912,65 @@ class TourDock(QDockWidget):
         return True
 
     def _emit_if_settled(self) -> None:
-        if self.settled():
+        if not self._set_up():
+            if self._target_pending and self._opened_head is not None and self.fact_ready and self.isVisible():
+                # the head it opens is drawn a part per turn, with no signal at the end: look again
+                call_later(OPENED_HEAD_POLL_MS, self, self._emit_if_settled)
+            return
+        if self._target_pending:
+            # once the set-up's layout is done (a tab opened, a map drawn): its places are final then
+            call_after_posted_work(self, self._bring_target_into_view)
+        else:
             self.step_settled.emit(self.step.key)
+
+    @property
+    def revealing(self) -> bool:
+        """The step is set up and what it points at is being brought into view (a few turns at most)."""
+        return self._target_pending and self._set_up()
+
+    def target(self) -> Target | None:
+        """What the step points at, in the window as laid out now (``ui.tour_targets``)."""
+        return step_target(self.window_, self.step.key)
+
+    def out_of_sight(self) -> list[str]:
+        """What the learner cannot see of a settled step (empty: all in sight): its target, or one of the
+        tour's own parts (its title, its words up to "More…", the question, the print, the fact and the
+        buttons), which must fit the dock without scrolling."""
+        missing = []
+        if not self.asking:
+            target = self.target()
+            if target is None or not in_sight(target.widget, target.rect):
+                missing.append(f"target {target.name if target is not None else self.step.key}")
+        parts = [self.title, self.predict_box, self.block, self.run_button, self.fact_frame,
+                 self.back_button, self.next_button, self.close_button]
+        if not self.text.expanded:  # opened, its rest may scroll
+            parts.append(self.text)
+        if self.fact_label.expanded:
+            parts.remove(self.fact_frame)
+        for part in parts:
+            if not part.isHidden() and not fully_in_sight(part):
+                missing.append(part.objectName() or type(part).__name__)
+        return missing
+
+    def _bring_target_into_view(self) -> None:
+        """Once per step: scroll (select, widen) what the step talks about into the learner's sight.
+        A panel just brought forward may still be laying itself out (a scroll area's range not yet
+        grown, a table's columns not yet sized): it is looked at again a few turns later, and the
+        step is settled once it is in sight (or the tries are spent)."""
+        if not self._target_pending or not self._set_up():
+            return
+        target = self.target()
+        if target is not None:
+            if target.reveal is not None:
+                target.reveal()
+                target = self.target() or target  # (revealing may move it: a splitter, a table's scroll)
+            bring_into_view(target.widget, target.rect)
+            if not in_sight(target.widget, target.rect) and self._reveal_tries < REVEAL_TRIES:
+                self._reveal_tries += 1
+                call_later(REVEAL_RETRY_MS, self, self._bring_target_into_view)
+                return
+        self._target_pending = False
+        self.step_settled.emit(self.step.key)
 
     @Slot(bool)
     def _on_visibility(self, visible: bool) -> None:

@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -159,6 +159,7 @@ class MaskPanel(Panel):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setWordWrap(False)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)  # (show_mode_row scrolls by pixels)
         # every row in sight with the sideways scroll bar up too (a narrow dock: 1366×768 hid half of
         # the last row under it); the bar's strip is blank while it is hidden, so the height is one
         self.table.setFixedHeight(
@@ -203,6 +204,7 @@ class MaskPanel(Panel):
         splitter.addWidget(self.why_box)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
+        self.splitter = splitter  # (the tour gives the table's side the room it needs)
         layout = QVBoxLayout(self)
         layout.addWidget(self.explain)
         layout.addWidget(splitter, 1)
@@ -296,6 +298,7 @@ class MaskPanel(Panel):
             if self.mode_choice.itemText(i) != tr(f"mask.mode.{mode}"):
                 self.mode_choice.setItemText(i, tr(f"mask.mode.{mode}"))
         set_header_labels(self.table, [tr(k) for k in ("mask.col.mode", "mask.col.row_sums", "mask.col.future", "mask.col.leak", "mask.col.verdict")])
+        self.table.horizontalHeaderItem(1).setToolTip(tr("mask.col.row_sums.tip"))
         self._label_bar_plots()
         if self.state is None:
             set_text(self.explain, tr("mask.empty"))
@@ -548,6 +551,32 @@ class MaskPanel(Panel):
         self.table.blockSignals(True)
         self.table.selectRow(row)
         self.table.blockSignals(False)
+
+    def mode_row_rect(self) -> QRect:
+        """The selected mode's row, its name and its row sums, in the table's viewport (the tour's
+        "why −∞" step points at the "zero the score" row and compares its sums with −∞'s)."""
+        row = MODES.index(self.selected_mode())
+        model = self.table.model()
+        return self.table.visualRect(model.index(row, 0)).united(self.table.visualRect(model.index(row, 1)))
+
+    def show_mode_row(self) -> None:
+        """The selected mode's row in sight, selected, with its name and row sums readable: the table
+        scrolled to its start, and the comparison's side of the splitter widened when the two columns
+        do not fit (at 1366×768 the row sums were cut off at the right)."""
+        self._select_row()
+        bar = self.table.horizontalScrollBar()
+        bar.setValue(bar.minimum())
+        header = self.table.horizontalHeader()
+        need = header.sectionSize(0) + header.sectionSize(1) + 2 * self.table.frameWidth()
+        short = need - self.table.viewport().width()
+        if short > 0:
+            left, right = self.splitter.sizes()
+            give = min(short, max(0, left - self.left_splitter.minimumSizeHint().width()))
+            if give > 0:
+                self.splitter.setSizes([left - give, right + give])
+                short -= give
+        if short > 0:  # still too narrow: the row sums whole, the name's start scrolled off
+            bar.setValue(min(bar.maximum(), short))
 
     def _fill_selected(self, details: dict[str, ModeDetail] | None, words_only: bool = False) -> None:
         """The selected mode's bars and its sentence; ``words_only``: the plots' titles and the

@@ -43,11 +43,12 @@ register(
             "{layer}; o vazamento é a mudança das posições anteriores quando #{pos} “{old}” vira “{new}”.",
         },
         "mask.mode": {"en": "Mask mode", "pt_BR": "Modo da máscara"},
+        # the names sit beside the row sums in the mode table: short enough for both at 1366×768
         "mask.mode.-inf": {"en": "−∞ (the textbook choice)", "pt_BR": "−∞ (a escolha clássica)"},
-        "mask.mode.finfo.min": {"en": "finfo.min (what transformers uses)", "pt_BR": "finfo.min (o que o transformers usa)"},
-        "mask.mode.-1e9": {"en": "−1e9 (a very negative number)", "pt_BR": "−1e9 (um número muito negativo)"},
+        "mask.mode.finfo.min": {"en": "finfo.min (what transformers uses)", "pt_BR": "finfo.min (o do transformers)"},
+        "mask.mode.-1e9": {"en": "−1e9 (a very negative number)", "pt_BR": "−1e9 (muito negativo)"},
         "mask.mode.zero-score": {"en": "zero the score", "pt_BR": "zerar o score"},
-        "mask.mode.zero-after-softmax": {"en": "zero the weight after softmax", "pt_BR": "zerar o peso depois do softmax"},
+        "mask.mode.zero-after-softmax": {"en": "zero the weight after softmax", "pt_BR": "zerar o peso após o softmax"},
         "mask.cell.-inf": {"en": "−∞", "pt_BR": "−∞"},
         "mask.grid.legend": {
             "en": "Dark cells: {value} (the future; too small here to write it in each)",
@@ -58,7 +59,10 @@ register(
         "mask.cell.zero-score": {"en": "=0", "pt_BR": "=0"},
         "mask.cell.zero-after-softmax": {"en": "×0", "pt_BR": "×0"},
         "mask.col.mode": {"en": "Mode", "pt_BR": "Modo"},
-        "mask.col.row_sums": {"en": "Row sums (min … max)", "pt_BR": "Somas das linhas (mín … máx)"},
+        # short: beside the mode's name in a laptop's dock ("(min … max)" cut the column off at 1366×768)
+        "mask.col.row_sums": {"en": "Row sums", "pt_BR": "Soma das linhas"},
+        "mask.col.row_sums.tip": {"en": "The smallest … the largest row sum over every head and query",
+                                  "pt_BR": "A menor … a maior soma de linha entre todas as cabeças e consultas"},
         "mask.col.future": {"en": "Weight on the future", "pt_BR": "Peso no futuro"},
         "mask.col.leak": {"en": "Leak into the past", "pt_BR": "Vazamento no passado"},
         "mask.col.verdict": {"en": "Verdict", "pt_BR": "Veredito"},

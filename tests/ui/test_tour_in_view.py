@@ -1,0 +1,102 @@
+"""Every Lab tour step, walked at a 1366×768 window in both languages, shows what it talks about
+and its own words and buttons without scrolling.
+
+Seen on a laptop: the "why −∞" step named the Mask panel's "zero the score" row below the panel's
+fold (and its row sums cut at the right), the induction step's stripe needed the head grid
+scrolled, and long steps ran past the tour's dock, the portrait step's "Show" button with them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from attention_lab.core.predictions import YES
+from attention_lab.core.tour import STEP_KEYS
+from attention_lab.ui.i18n import translator
+from attention_lab.ui.in_view import bring_into_view, fully_in_sight, in_sight, visible_part
+from attention_lab.ui.panels.ids import PanelId
+from attention_lab.ui.tour_targets import step_target
+
+TIMEOUT_MS = 60_000
+LAPTOP = (1366, 768)
+
+
+def _settle(qtbot) -> None:
+    """The layouts and paints the last change posted (a step's words, a question answered)."""
+    for _ in range(3):
+        QApplication.processEvents()
+        qtbot.wait(20)
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_every_step_shows_its_target_and_fits_the_dock_at_1366x768(qtbot, make_window, language):
+    window = make_window(language=language)
+    assert translator.language == language
+    window.resize(*LAPTOP)
+    qtbot.waitUntil(lambda: window.last_state is not None and not window.session.pending, timeout=TIMEOUT_MS)
+    window.findChild(QAction, "action.tour").trigger()
+    dock = window.tour
+    problems = []  # every step's, so one run names them all
+    for index, key in enumerate(STEP_KEYS):
+        assert dock.step.key == key
+        qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+        if dock.asking:
+            _settle(qtbot)
+            problems += [f"step {index + 1} {key} (asking): {part}" for part in dock.out_of_sight()]
+            dock.predict_box.buttons[YES].click()  # an answer: its verdict takes a line of the fact's frame
+        try:
+            qtbot.waitUntil(dock.settled, timeout=TIMEOUT_MS)
+        except qtbot.TimeoutError:
+            raise AssertionError(f"{language} step {index + 1} {key} never settled") from None
+        _settle(qtbot)
+        problems += [f"step {index + 1} {key}: {part}" for part in dock.out_of_sight()]
+
+        if index < len(STEP_KEYS) - 1:
+            dock.next()
+    assert problems == [], f"{language}: out of sight at 1366×768: {problems}"
+
+
+def test_the_why_inf_step_selects_the_zero_score_row_with_its_row_sums_readable(qtbot, make_window):
+    window = make_window(language="en")
+    window.resize(*LAPTOP)
+    qtbot.waitUntil(lambda: window.last_state is not None and not window.session.pending, timeout=TIMEOUT_MS)
+    dock = window.tour
+    dock.goto("why_inf")
+    dock.show()
+    qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+    if dock.asking:
+        dock.predict_box.buttons[YES].click()
+    qtbot.waitUntil(dock.settled, timeout=TIMEOUT_MS)
+    mask = window.panel(PanelId.MASK)
+    table = mask.table
+    row = table.currentRow()
+    assert table.item(row, 0).text() == "zero the score" and table.selectionModel().isRowSelected(row)
+    sums = table.visualRect(table.model().index(row, 1))  # the "Row sums" cell, whole
+    assert visible_part(table.viewport(), sums) == sums
+    assert in_sight(*(lambda t: (t.widget, t.rect))(step_target(window, "why_inf")))
+
+
+def test_a_part_below_a_scroll_areas_fold_is_out_of_sight_until_brought_into_view(qtbot):
+    """The rule itself: a widget laid out below a scroll area's viewport is visible to Qt, yet not to
+    the learner; brought into view, it is."""
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    labels = [QLabel(f"line {i}") for i in range(60)]
+    for label in labels:
+        layout.addWidget(label)
+    area.setWidget(page)
+    area.resize(200, 150)
+    area.show()
+    qtbot.waitExposed(area)
+    last = labels[-1]
+    assert last.isVisible() and not in_sight(last) and not fully_in_sight(last)
+    assert fully_in_sight(labels[0])
+    bring_into_view(last)
+    assert fully_in_sight(last) and not in_sight(labels[0])
+    half = QRect(0, last.height() // 2, last.width(), last.height())  # partly below its own bottom
+    assert visible_part(last, half).height() == last.height() - last.height() // 2
