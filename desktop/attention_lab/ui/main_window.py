@@ -96,13 +96,9 @@ class MainWindow(QMainWindow):
         central.setObjectName("central_placeholder")
         central.setMaximumWidth(0)  # (a zero maximum height kept the maps' row at its minimum)
         self.setCentralWidget(central)
-        self.setStatusBar(FittingStatusBar(self))  # a passing message is shortened, never cut by the labels beside it
         self.setDockNestingEnabled(True)
-        self.setDockOptions(
-            QMainWindow.DockOption.AnimatedDocks
-            | QMainWindow.DockOption.AllowTabbedDocks
-            | QMainWindow.DockOption.AllowNestedDocks
-        )
+        options = QMainWindow.DockOption
+        self.setDockOptions(options.AnimatedDocks | options.AllowTabbedDocks | options.AllowNestedDocks)
 
         self.reader.restore_inputs(self.session)
         requested_language = language or self.reader.read_str("language", system_language())
@@ -125,6 +121,7 @@ class MainWindow(QMainWindow):
         self._default_state = self.saveState(SETTINGS_VERSION)
         self.menus = Menus(self)
         self.help_menu = self.menus.help_menu  # the tour adds its entry there
+        self.setStatusBar(FittingStatusBar(self))  # a passing message is shortened, never cut by the labels beside it
         self.status = StatusLine(self.statusBar())
         self.downloads = dialogs.DownloadProgress(self, self.session, self.statusBar().showMessage)
         self.exports = exporting.PanelExports(self)
