@@ -25,7 +25,9 @@ Levers (data and initialisation; no weight is set by hand), each a recorded hype
 * a share of rows carries period-2 snippets ("A B A B ..."), where the next token is the
   one two back: a head that reads the previous position is rewarded directly;
 * no dropout on attention weights (it punishes a head for relying on one position, which
-  is what previous-token and sink heads do).
+  is what previous-token and sink heads do);
+* optionally (``copy_warmup_steps``), the first steps' rows are nothing but random segments each
+  said twice: the copy signal alone, before prose dilutes it to a few per cent of the tokens.
 
 Checkpoints (``--work``/ckpt, every ``--eval-every`` steps) are safetensors and JSON only,
 never pickle: the weights, the AdamW moments and step counts, torch's RNG state, and a
@@ -80,7 +82,11 @@ DEFAULTS = dict(
     repeat_vocab=2000,
     dropout=0.0,  # residual and embedding dropout; attention dropout is always 0 (see the docstring)
     bpe_vocab=16384,
+    copy_warmup_steps=0,
 )
+#: hyper-parameters added after a run could have started, with the value that leaves its recipe as it
+#: was: a checkpoint that does not name one ran with this value
+ADDED_LATER = {"copy_warmup_steps": 0}
 # run controls that do not change what is trained (never part of the recorded recipe)
 EOS = "<|endoftext|>"
 
@@ -139,6 +145,8 @@ def sample_batch(stream: torch.Tensor, hp: dict, step: int, common: torch.Tensor
     resumed run sees exactly the batches an uninterrupted one would."""
     gen = torch.Generator().manual_seed(hp["seed"] * 1_000_003 + step)
     n, b = hp["seq_len"], hp["batch_size"]
+    if step < hp["copy_warmup_steps"]:
+        return copy_rows(n, b, hp, common, gen)
     starts = torch.randint(0, len(stream) - n - 1, (b,), generator=gen)
     rows = torch.stack([stream[s : s + n] for s in starts.tolist()])
     for r in range(b):
@@ -163,6 +171,21 @@ def sample_batch(stream: torch.Tensor, hp: dict, step: int, common: torch.Tensor
         segment = common[torch.randint(0, len(common), (length,), generator=gen)]
         rows[r, at : at + length] = segment
         rows[r, at + length + gap : at + 2 * length + gap] = segment
+    return rows
+
+
+def copy_rows(n: int, b: int, hp: dict, common: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Rows made only of random segments each said twice in a row (lengths as the repeats'): half
+    of every row is predictable by copying, and only by copying."""
+    rows = torch.empty((b, n), dtype=torch.long)
+    for r in range(b):
+        at = 0
+        while at < n:
+            length = int(torch.randint(hp["repeat_min_len"], hp["repeat_max_len"] + 1, (), generator=gen))
+            segment = common[torch.randint(0, len(common), (length,), generator=gen)]
+            pair = torch.cat([segment, segment])[: n - at]
+            rows[r, at : at + len(pair)] = pair
+            at += len(pair)
     return rows
 
 
@@ -336,7 +359,8 @@ def main(argv=None) -> int:
     else:
         if (state["corpus_sha256"], state["tokenizer_sha256"]) != (corpus_sha, tokenizer_sha):
             raise SystemExit("the corpus or tokenizer differs from the checkpoint's: resuming would not reproduce the run")
-        changed = {k: (state["hyperparameters"].get(k), v) for k, v in hp.items() if state["hyperparameters"].get(k) != v}
+        saved = {**ADDED_LATER, **state["hyperparameters"]}
+        changed = {k: (saved.get(k), v) for k, v in hp.items() if saved.get(k) != v}
         if changed and not args.change_recipe:
             raise SystemExit(f"hyper-parameters differ from the checkpoint's (old, new): {changed}; "
                              "pass --change-recipe to continue with the new ones")

@@ -208,6 +208,37 @@ def test_batches_depend_on_seed_and_step_only():
                    for i in range(len(row)) for j in range(i + 4, len(row) - 3))
 
 
+def test_copy_warmup_rows_are_segments_each_said_twice_then_the_usual_rows():
+    stream = torch.arange(500) % 97
+    hp = {**recipe.DEFAULTS, "seq_len": 40, "batch_size": 3, "repeat_min_len": 4, "repeat_max_len": 6,
+          "copy_warmup_steps": 2}
+    common = torch.arange(100, 140)
+    for row in recipe.sample_batch(stream, hp, 1, common).tolist():
+        assert all(t >= 100 for t in row)  # nothing but common tokens, no prose
+        at = 0
+        while True:  # a segment, then the same segment, to the end (which may cut the last pair)
+            found = [k for k in range(4, 7) if at + 2 * k <= len(row) and row[at:at + k] == row[at + k:at + 2 * k]]
+            if not found:
+                assert len(row) - at < 12, (at, row)
+                break
+            at += 2 * found[0]
+    assert all(t < 100 for t in recipe.sample_batch(stream, {**hp, "period2_fraction": 0.0, "repeat_fraction": 0.0},
+                                                    2, common).flatten().tolist())  # step 2: prose again
+
+
+def test_a_run_recorded_before_a_hyper_parameter_existed_resumes_with_its_neutral_value(corpus, tmp_path):
+    work = tmp_path / "run"
+    assert recipe.main(["--corpus", str(corpus), "--work", str(work), *tiny(steps=2, eval_every=1), "--no-measure", "--stop-after", "1"]) == 0
+    state_file = work / "ckpt" / "state.json"
+    state = json.loads(state_file.read_text())
+    for key in recipe.ADDED_LATER:
+        del state["hyperparameters"][key]
+    state_file.write_text(json.dumps(state))
+    assert recipe.main(["--corpus", str(corpus), "--work", str(work), *tiny(steps=2, eval_every=1), "--no-measure"]) == 0
+    with pytest.raises(SystemExit, match="hyper-parameters differ"):
+        recipe.main(["--corpus", str(corpus), "--work", str(work), *tiny(steps=2, eval_every=1), "--no-measure", "--copy-warmup-steps", "1"])
+
+
 def test_the_export_is_measured_by_the_app_code(corpus, tmp_path):
     """One tiny checkpoint, measured: bits per character per language and the best head of
     each kind, through the app's loader and detectors."""

@@ -68,7 +68,7 @@ SHORTCUT = "Ctrl+T"  # F1 (HelpContents) is taken by Help › key ideas
 DOCK_WIDTH = 680  # beside the token editor, which keeps the rest of the top strip
 DOCK_HEIGHT = 370  # the top strip's height while the tour is open, at most 2/5 of the window's
 SIDE_BY_SIDE_WIDTH = 560  # wider than this, the explanation and the fact sit side by side
-OPENED_HEAD_POLL_MS = 50  # how often a step waits for the head it opened to be drawn
+SET_UP_POLL_MS = 50  # how often a step not yet set up looks again (the head it opened drawn, its fact asked)
 REVEAL_TRIES, REVEAL_RETRY_MS = 10, 30  # a step's target looked at again while its panel lays itself out
 OPEN_ENV = "ATTENTION_LAB_OPEN_TOUR"
 STEP_ENV = "ATTENTION_LAB_TOUR_STEP"
@@ -205,6 +205,7 @@ class TourDock(QDockWidget):
         # what the step points at is still to be brought into view (once per step entered, once set up)
         self._target_pending = False
         self._reveal_tries = 0  # looks again at a target still being laid out when first brought into view
+        self._looking_again = False  # a look at the step's set-up is due (see _emit_if_settled)
         self._kv_result: tuple[tuple, Any] | None = None  # (text key of the run, KVResult)
         self.menu_action: QAction | None = None
         self.top_height_before: int | None = None  # the top strip's height before the tour widened it
@@ -639,6 +640,7 @@ class TourDock(QDockWidget):
         self.retranslate()
         self._rank_beside_the_fact()
         self._request_fact()
+        self._emit_if_settled()
 
     def _open_head(self, fact: Fact) -> None:
         """Step 2: the head whose causal and bidirectional maps differ most, side by side; the
@@ -913,15 +915,28 @@ class TourDock(QDockWidget):
 
     def _emit_if_settled(self) -> None:
         if not self._set_up():
-            if self._target_pending and self._opened_head is not None and self.fact_ready and self.isVisible():
-                # the head it opens is drawn a part per turn, with no signal at the end: look again
-                call_later(OPENED_HEAD_POLL_MS, self, self._emit_if_settled)
+            if self._target_pending and self.isVisible() and not self.asking and self.fact_error is None:
+                # not everything that completes a set-up signals: the head it opens is drawn a part per
+                # turn, and an analysis can end without a new one shown (a model that failed to load, a
+                # job given up), which left the soak's tour waiting for good: look again shortly
+                self._look_again_later()
             return
         if self._target_pending:
             # once the set-up's layout is done (a tab opened, a map drawn): its places are final then
             call_after_posted_work(self, self._bring_target_into_view)
         else:
             self.step_settled.emit(self.step.key)
+
+    def _look_again_later(self) -> None:
+        if not self._looking_again:
+            self._looking_again = True
+            call_later(SET_UP_POLL_MS, self, self._look_again)
+
+    def _look_again(self) -> None:
+        self._looking_again = False
+        if self.isVisible() and not self._entry_pending:
+            self._request_fact()  # (nothing when the fact shown, or the one on its way, is the state's)
+            self._emit_if_settled()
 
     @property
     def revealing(self) -> bool:
@@ -957,7 +972,10 @@ class TourDock(QDockWidget):
         A panel just brought forward may still be laying itself out (a scroll area's range not yet
         grown, a table's columns not yet sized): it is looked at again a few turns later, and the
         step is settled once it is in sight (or the tries are spent)."""
-        if not self._target_pending or not self._set_up():
+        if not self._target_pending:
+            return
+        if not self._set_up():  # undone since it was asked for (an edit on its way): looked at again
+            self._emit_if_settled()
             return
         target = self.target()
         if target is not None:
