@@ -24,7 +24,7 @@ import logging
 import os
 from typing import Any, Callable
 
-from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QSettings, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -68,6 +68,7 @@ SHORTCUT = "Ctrl+T"  # F1 (HelpContents) is taken by Help › key ideas
 DOCK_WIDTH = 680  # beside the token editor, which keeps the rest of the top strip
 DOCK_HEIGHT = 370  # the top strip's height while the tour is open, at most 2/5 of the window's
 SIDE_BY_SIDE_WIDTH = 560  # wider than this, the explanation and the fact sit side by side
+PAINT_WAIT_MS = 100  # a step's set-up waits this long at most for its words' paint (none comes if nothing changed)
 SET_UP_POLL_MS = 50  # how often a step not yet set up looks again (the head it opened drawn, its fact asked)
 REVEAL_TRIES, REVEAL_RETRY_MS = 10, 30  # a step's target looked at again while its panel lays itself out
 OPEN_ENV = "ATTENTION_LAB_OPEN_TOUR"
@@ -201,6 +202,7 @@ class TourDock(QDockWidget):
         self._pending_model: Callable[[], str] = str  # the model the pending fact is measured on, named
         self._open_head_once = False
         self._entry_pending = False  # opened, the step's set-up still to come (open_tour)
+        self._entry_serial = 0  # which opening or step the waiting set-up belongs to
         self._opened_head: tuple[int, int] | None = None  # (layer, head) the step opened in the head grid
         # what the step points at is still to be brought into view (once per step entered, once set up)
         self._target_pending = False
@@ -227,6 +229,7 @@ class TourDock(QDockWidget):
         self.counter.setObjectName("tour.counter")
         self.counter.setStyleSheet("color: #666")
         self.title = QLabel(body)
+        self.title.installEventFilter(self)  # its paint lets a step's set-up begin (_enter_step_after_paint)
         self.title.setObjectName("tour.step_title")
         self.title.setWordWrap(True)
         font = self.title.font()
@@ -371,6 +374,7 @@ class TourDock(QDockWidget):
             self.columns.setDirection(direction)
 
     def closeEvent(self, event) -> None:  # noqa: N802 -- the title bar's ×, Close, and Finish
+        self._entry_pending = False  # a step not yet set up is not set up at all
         self._save()
         super().closeEvent(event)
         _unfit(self.window_, self)
@@ -522,7 +526,16 @@ class TourDock(QDockWidget):
         has laid out and painted the tour's dock and words, in a turn of its own: both in one turn held
         the GUI thread 80-130 ms in the 30-minute soak (the first opening or step in a new window)."""
         self._entry_pending = True
-        call_after_posted_work(self, self._enter_pending_step)  # behind the dock's layout and paint
+        # after the words' own paint (a timer behind the posted work could fire before an offscreen
+        # window's paint), and in any case after PAINT_WAIT_MS
+        self._entry_serial += 1
+        serial = self._entry_serial
+        call_later(PAINT_WAIT_MS, self, lambda: serial == self._entry_serial and self._enter_pending_step())
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 -- Qt's name
+        if watched is self.title and event.type() == QEvent.Type.Paint and self._entry_pending:
+            call_after_posted_work(self, self._enter_pending_step)  # a turn of its own after this paint
+        return False
 
     @property
     def entry_pending(self) -> bool:
