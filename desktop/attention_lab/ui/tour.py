@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 from attention_lab.core.inputs import same_mask
 from attention_lab.core.job_protocol import TOUR_FACT, text_key
 from attention_lab.core.masks import parse_mask_spec
-from attention_lab.core.predictions import CHOICES, measured_answer, question_for, tally
+from attention_lab.core.predictions import CHOICES, NO, YES, measured_answer, question_for, tally
 from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
@@ -193,7 +193,7 @@ class TourDock(QDockWidget):
         self.progress = load_progress(self.settings)
         # step -> the learner's choice (yes, no, unsure, skip), and step -> what its fact measured
         self.predictions = load_answers(self.settings, PREDICTIONS_GROUP, (*CHOICES, SKIP))
-        self.measured = load_answers(self.settings, MEASURED_GROUP, ("yes", "no"))
+        self.measured = load_answers(self.settings, MEASURED_GROUP, (YES, NO))
         self.fact: Fact | None = None
         self.fact_error: str | None = None
         self.fact_model = ""  # (said in the language of each showing: see the property)
@@ -418,12 +418,7 @@ class TourDock(QDockWidget):
         """The learner's own values of ``back``'s inputs, as one new value through the session (every
         control follows it); the edit belongs to the text it comes back with."""
         session = self.window_.session
-        changes = {}
-        if "text" in back:
-            changes["text"] = back["text"]
-        for key in ("layer", "causal", "mask_mode", "bos"):
-            if key in back:
-                changes[key] = back[key]
+        changes = {key: back[key] for key in ("text", "layer", "causal", "mask_mode", "bos") if key in back}
         if "designer" in back:
             changes["mask"] = back["designer"].spec
         if "edit" in back:
@@ -487,8 +482,8 @@ class TourDock(QDockWidget):
 
     def _note_measured_answer(self, fact: Fact) -> None:
         key = self.step.key
-        answer = measured_answer(key, fact)
-        if question_for(key) is not None and self.measured.get(key) != answer:
+        answer = measured_answer(key, fact)  # (None for a step that asks nothing)
+        if self.measured.get(key) != answer:
             if answer is None:
                 self.measured.pop(key, None)
             else:
@@ -505,9 +500,9 @@ class TourDock(QDockWidget):
     def _verdict(self) -> str:
         if self.fact is None:
             return ""
-        key = self.step.key
+        key = self.step.key  # (the fact's measured answer was noted when it arrived)
         said = self.predictions.get(key) if question_for(key) is not None else None
-        return verdict_html(said, measured_answer(key, self.fact), self.summary() if self.progress.at_end else "")
+        return verdict_html(said, self.measured.get(key), self.summary() if self.progress.at_end else "")
 
     # ------------------------------------------------------------------ navigation
     def open_tour(self) -> None:
@@ -884,7 +879,6 @@ class TourDock(QDockWidget):
         self.run_button.setEnabled(not running and self.window_.session.state is not None)
 
     # ------------------------------------------------------------------ events
-    @Slot(object)
     def _rank_beside_the_fact(self) -> None:
         """The knockout step quotes the head that matters most: the knockout panel's map and table show
         the same ranking (the same core function on the same text and mask), not a blank map."""
@@ -894,6 +888,7 @@ class TourDock(QDockWidget):
         if panel is not None and panel.state is self.window_.session.state and not self.window_.session.pending:
             panel.rank_once()
 
+    @Slot(object)
     def _on_state(self, _state) -> None:
         if self.isVisible():
             self._rank_beside_the_fact()
@@ -929,9 +924,8 @@ class TourDock(QDockWidget):
     def _emit_if_settled(self) -> None:
         if not self._set_up():
             if self._target_pending and self.isVisible() and not self.asking and self.fact_error is None:
-                # not everything that completes a set-up signals: the head it opens is drawn a part per
-                # turn, and an analysis can end without a new one shown (a model that failed to load, a
-                # job given up), which left the soak's tour waiting for good: look again shortly
+                # not everything that completes a set-up signals (the head it opens is drawn a part per
+                # turn; an edit can end without a new analysis): look again shortly, or the step waits for good
                 self._look_again_later()
             return
         if self._target_pending:
