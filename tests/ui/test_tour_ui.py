@@ -595,6 +595,36 @@ def test_predictions_are_kept_on_this_computer_and_a_new_tour_asks_again(qtbot, 
 
 
 
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_panel_that_would_answer_the_question_is_hidden_until_the_answer(qtbot, make_window, language):
+    """The Leakage panel is in the first view: while the tour asks "will the positions before it
+    change?", its bars ("changed by exactly 0") lie under a veil; the answer lifts it, and so do
+    moving on and closing the tour."""
+    window = make_window(language=language)
+    wait_state(qtbot, window)
+    leakage = window.findChild(QDockWidget, "panel.leakage")
+    dock = open_from_help_menu(window)
+    dock.goto("leakage")
+    qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+    assert dock.asking and leakage.isVisible()
+    veils = dock.veils.shown()
+    assert len(veils) == 1 and veils[0].parentWidget() is leakage.widget()
+    assert veils[0].geometry() == leakage.widget().rect() and veils[0].label.text() == tr("predict.veil")
+    bars = window.panel("panel.leakage").bar_plot
+    assert veils[0].geometry().contains(bars.mapTo(leakage.widget(), bars.rect().center()))
+    leakage.widget().resize(leakage.widget().width() - 40, leakage.widget().height() + 30)  # it follows its panel
+    assert veils[0].geometry() == leakage.widget().rect()
+    wait_fact(qtbot, window, dock, "leakage", YES)
+    assert dock.veils.shown() == []
+    dock.goto("kvcache")  # the next question covers its own panel only
+    qtbot.waitUntil(lambda: not dock.entry_pending, timeout=TIMEOUT_MS)
+    assert dock.asking
+    shown = dock.veils.shown()
+    assert len(shown) == 1 and shown[0].parentWidget() is window.findChild(QDockWidget, dock.step.panel).widget()
+    dock.close_tour()
+    assert dock.veils.shown() == []
+
+
 def test_a_step_whose_analysis_ends_without_a_new_one_still_settles(qtbot, make_window):
     """The 30-minute soak saw the tour stay "bringing its target into view" for good after a tour
     action (cause not pinned down); the tour now looks at its set-up again until the step settles.

@@ -138,6 +138,7 @@ def window_problems(driver) -> list[str]:
     problems += _one_mask(w)
     problems += _tour_left_things_as_they_were(driver)
     problems += _tour_step_in_sight(driver)
+    problems += _no_answer_in_sight(w)
     return problems
 
 
@@ -269,6 +270,24 @@ def _tour_step_in_sight(driver) -> list[str]:
             or w.height() < TOUR_SIGHT_SIZE[1] or not (tour.asking or tour.settled()):
         return []
     return [f"tour step {tour.step.key}: out of sight: {part}" for part in tour.out_of_sight()]
+
+
+def _no_answer_in_sight(w) -> list[str]:
+    """While the tour asks its question in sight, the panel that would answer it is covered whole, and
+    no panel is covered otherwise."""
+    from PySide6.QtWidgets import QDockWidget
+
+    tour = w.tour
+    shown = tour.veils.shown()
+    if not (tour.asking and tour.isVisible()):
+        return [f"a panel is still hidden for a question ({tour.step.key}) no longer asked"] if shown else []
+    dock = w.findChild(QDockWidget, tour.step.panel)
+    if dock is None or not dock.isVisible():
+        return []
+    host = dock.widget()
+    if not any(v.parentWidget() is host and v.geometry() == host.rect() for v in shown):
+        return [f"tour step {tour.step.key} asks, and {tour.step.panel} shows its answer uncovered"]
+    return []
 
 
 def _tour_left_things_as_they_were(driver) -> list[str]:

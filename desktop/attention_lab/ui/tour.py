@@ -56,6 +56,7 @@ from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.prediction_box import SKIP, PredictionBox, verdict_html
 from attention_lab.ui.qt_compat import call_after_posted_work, call_later
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
+from attention_lab.ui.answer_veil import Veils
 from attention_lab.ui.tour_targets import step_target
 from attention_lab.ui.panels.panel_kit import MORE, ExplanationLabel, fmt_bytes, fmt_number, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
@@ -297,6 +298,7 @@ class TourDock(QDockWidget):
         explain.setContentsMargins(0, 0, 0, 0)
         explain.setSpacing(4)
         # a measured step's question, asked before its set-up shows the answer
+        self.veils = Veils()
         self.predict_box = PredictionBox(body)
         self.predict_box.chosen.connect(self.predict)
         self.predict_box.hide()
@@ -379,6 +381,7 @@ class TourDock(QDockWidget):
         super().closeEvent(event)
         _unfit(self.window_, self)
         self._give_back_inputs()
+        self.veils.cover_only(None)
 
     # ------------------------------------------------------------------ the learner's own inputs
     def _inputs(self) -> dict:
@@ -1003,6 +1006,12 @@ class TourDock(QDockWidget):
             self._request_fact()
         else:
             self._save()
+        self._veil_the_answer()
+
+    def _veil_the_answer(self) -> None:
+        """While the question waits in sight, the step's panel (whose measurement answers it) is covered."""
+        dock = self._dock(self.step.panel) if self.asking and self.isVisible() else None
+        self.veils.cover_only(dock.widget() if dock is not None else None)
 
     @Slot(str)
     def _on_language(self, _language: str) -> None:
@@ -1035,6 +1044,7 @@ class TourDock(QDockWidget):
             self.menu_action.setText(tr("tour.menu"))
         self._update_run_button()
         self._show_fact()
+        self._veil_the_answer()
 
 
 # ---------------------------------------------------------------------------- first-start offer

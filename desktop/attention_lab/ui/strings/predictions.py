@@ -26,6 +26,11 @@ register(
             "en": "If the one head this text needs most is switched off, will the model's loss on the text rise?",
             "pt_BR": "Se a cabeça de que este texto mais precisa for desligada, a perda do modelo no texto sobe?",
         },
+        "predict.veil": {
+            "en": "This panel stays hidden until you answer the Lab tour's question: it would give the answer away.",
+            "pt_BR": "Este painel fica escondido até você responder à pergunta do Tour do laboratório: "
+            "ele entregaria a resposta.",
+        },
         "predict.yes": {"en": "Yes", "pt_BR": "Sim"},
         "predict.no": {"en": "No", "pt_BR": "Não"},
         "predict.unsure": {"en": "Not sure", "pt_BR": "Não sei"},
