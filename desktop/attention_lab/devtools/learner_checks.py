@@ -285,7 +285,7 @@ def _no_answer_in_sight(w) -> list[str]:
     if dock is None or not dock.isVisible():
         return []
     host = dock.widget()
-    if not any(v.parentWidget() is host and v.geometry() == host.rect() for v in shown):
+    if not any(v.host is host and v.geometry() == host.geometry() for v in shown):
         return [f"tour step {tour.step.key} asks, and {tour.step.panel} shows its answer uncovered"]
     return []
 

@@ -9,6 +9,7 @@ tour lifts it.  The panel underneath keeps working: only what it shows is covere
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -17,12 +18,14 @@ from attention_lab.ui.i18n import tr
 
 
 class AnswerVeil(QWidget):
-    """An opaque cover of ``host`` (kept at its size) with one sentence on it."""
+    """An opaque cover of ``host`` (kept on it as it moves and resizes) with one sentence on it; a
+    child of ``host``'s parent (a dock), so it covers the scroll bars ``host`` draws too."""
 
     # (painted by hand: a plain QWidget draws no background of its own over its siblings)
 
     def __init__(self, host: QWidget):
-        super().__init__(host)
+        super().__init__(host.parentWidget())
+        self.host = host
         self.setObjectName("tour.answer_veil")
         self.setAttribute(Qt.WidgetAttribute.WA_NoMousePropagation)  # the panel under it is not clicked through
         self.label = QLabel(self)
@@ -40,13 +43,13 @@ class AnswerVeil(QWidget):
         self.label.setText(tr("predict.veil"))
 
     def cover(self) -> None:
-        self.setGeometry(self.parentWidget().rect())
+        self.setGeometry(self.host.geometry())
         self.show()
         self.raise_()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
-        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize and self.isVisible():
-            self.setGeometry(self.parentWidget().rect())
+        if watched is self.host and event.type() in (QEvent.Type.Resize, QEvent.Type.Move) and not self.isHidden():
+            self.setGeometry(self.host.geometry())
         return False
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt naming)
@@ -71,10 +74,15 @@ class Veils:
         veil = self._by_host.get(id(host))
         if veil is None:
             veil = self._by_host[id(host)] = AnswerVeil(host)
-            # a panel closed for good takes its veil along: forget it (its id may be a new widget's later)
-            host.destroyed.connect(lambda _=None, key=id(host): self._by_host.pop(key, None))
+            # a panel closed for good takes its veil along (its id may be a new widget's later)
+            host.destroyed.connect(lambda _=None, key=id(host): self._forget(key))
         veil.retranslate()
         veil.cover()
+
+    def _forget(self, key: int) -> None:
+        veil = self._by_host.pop(key, None)
+        if veil is not None and shiboken6.isValid(veil):  # (gone already when its dock went first)
+            veil.deleteLater()
 
     def shown(self) -> list[AnswerVeil]:
         return [veil for veil in self._by_host.values() if veil.isVisible()]
