@@ -64,6 +64,9 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--sinusoid", type=float, default=0.0,
                    help="start the position table as a sinusoid of this scale (0: transformers' initialisation)")
     p.add_argument("--measure-every", type=int, default=500)
+    p.add_argument("--measure-half", type=int, default=20,
+                   help="distinct tokens said twice for the head measure; inside the rows' segment lengths a "
+                        "layer-0 head that looks a fixed distance back scores too: keep it longer than they are")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
@@ -177,7 +180,7 @@ def main(argv=None) -> int:
         if step % 100 == 0:
             line = {"step": step, "copy_loss": round(sum(window) / len(window), 3), "seconds": round(time.time() - t0)}
             if step % args.measure_every == 0:
-                line.update(best_heads(model, args.segment_vocab or args.vocab))
+                line.update(best_heads(model, args.segment_vocab or args.vocab, args.measure_half))
             print(json.dumps(line), flush=True)
             window = []
     return 0
