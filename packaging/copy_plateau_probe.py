@@ -40,6 +40,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from train_demo_model import said_twice, sinusoid_table  # noqa: E402
+
 LAYOUTS = ("twice", "period2", "mix", "half", "alphabet")
 
 
@@ -88,24 +90,25 @@ def make_rows(args, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
             rows[r, 2 * h :] = segment[: args.seq - 2 * h]
             copyable[r, h + 1 : 2 * h] = True
             continue
-        alphabet = torch.randperm(drawn, generator=gen)[: args.alphabet] if kind == "alphabet" else None
-        at = 0
-        while at < args.seq:
-            if kind == "period2":
+        if kind == "period2":
+            at = 0
+            while at < args.seq:
                 length = int(torch.randint(8, 25, (), generator=gen))
                 pair = torch.randint(0, drawn, (2,), generator=gen)
                 piece = pair.repeat(length // 2 + 1)[: min(length, args.seq - at)]
                 copyable[r, at + 2 : at + len(piece)] = True
-            else:
-                length = int(torch.randint(args.seg_min, args.seg_max + 1, (), generator=gen))
-                if alphabet is not None:
-                    segment = alphabet[torch.randint(0, len(alphabet), (length,), generator=gen)]
-                else:
-                    segment = torch.randint(0, drawn, (length,), generator=gen)
-                piece = torch.cat([segment, segment])[: args.seq - at]
-                copyable[r, at + length + 1 : at + len(piece)] = True
-            rows[r, at : at + len(piece)] = piece
-            at += len(piece)
+                rows[r, at : at + len(piece)] = piece
+                at += len(piece)
+            continue
+        if kind == "alphabet":
+            alphabet = torch.randperm(drawn, generator=gen)[: args.alphabet]
+
+            def draw(length: int, alphabet=alphabet) -> torch.Tensor:
+                return alphabet[torch.randint(0, len(alphabet), (length,), generator=gen)]
+        else:
+            def draw(length: int) -> torch.Tensor:
+                return torch.randint(0, drawn, (length,), generator=gen)
+        rows[r], copyable[r] = said_twice(args.seq, args.seg_min, args.seg_max, draw, gen)
     return rows, copyable
 
 
@@ -144,8 +147,6 @@ def make_model(args):
                         bos_token_id=0, eos_token_id=0)
     model = GPT2LMHeadModel(config)
     if args.sinusoid:
-        from train_demo_model import sinusoid_table
-
         with torch.no_grad():
             model.transformer.wpe.weight.copy_(sinusoid_table(config.n_positions, args.embd) * args.sinusoid)
     return model

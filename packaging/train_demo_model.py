@@ -177,16 +177,27 @@ def sample_batch(stream: torch.Tensor, hp: dict, step: int, common: torch.Tensor
 def copy_rows(n: int, b: int, hp: dict, common: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """Rows made only of random segments each said twice in a row (lengths as the repeats'): half
     of every row is predictable by copying, and only by copying."""
-    rows = torch.empty((b, n), dtype=torch.long)
-    for r in range(b):
-        at = 0
-        while at < n:
-            length = int(torch.randint(hp["repeat_min_len"], hp["repeat_max_len"] + 1, (), generator=gen))
-            segment = common[torch.randint(0, len(common), (length,), generator=gen)]
-            pair = torch.cat([segment, segment])[: n - at]
-            rows[r, at : at + len(pair)] = pair
-            at += len(pair)
-    return rows
+    def draw(length: int) -> torch.Tensor:
+        return common[torch.randint(0, len(common), (length,), generator=gen)]
+
+    return torch.stack([said_twice(n, hp["repeat_min_len"], hp["repeat_max_len"], draw, gen)[0] for _ in range(b)])
+
+
+def said_twice(n: int, min_len: int, max_len: int, draw, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """One row of ``n`` tokens: segments (``draw(length)``, lengths drawn from ``min_len``..``max_len``)
+    each said twice in a row, and which of its tokens only copying predicts (each second copy after
+    its first token)."""
+    row = torch.empty(n, dtype=torch.long)
+    copyable = torch.zeros(n, dtype=torch.bool)
+    at = 0
+    while at < n:
+        length = int(torch.randint(min_len, max_len + 1, (), generator=gen))
+        segment = draw(length)
+        pair = torch.cat([segment, segment])[: n - at]
+        row[at : at + len(pair)] = pair
+        copyable[at + length + 1 : at + len(pair)] = True
+        at += len(pair)
+    return row, copyable
 
 
 def learning_rate(hp: dict, step: int) -> float:
