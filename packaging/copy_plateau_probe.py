@@ -18,11 +18,15 @@ its (layer, head).  Rows (``--layout``):
 * ``period2``: snippets "A B A B ...", where the answer is the token two back (a previous-token
   head and a copy are enough);
 * ``mix``: even rows ``period2``, odd rows ``twice`` (``copy_loss`` is the ``twice`` rows');
+  ``mix-spread`` likewise with ``spread`` rows;
 * ``half``: one random segment of half the row, said twice (a fixed offset: solvable by
   position alone, without an induction head);
 * ``alphabet``: like ``twice``, but every segment of a row is drawn from an alphabet of
   ``--alphabet`` tokens of the row's own, so knowing which tokens the row holds narrows the
-  next one to the alphabet and no further: past ln(alphabet), only "what followed it last time" pays.
+  next one to the alphabet and no further: past ln(alphabet), only "what followed it last time" pays;
+* ``spread``: random tokens in which segments are said again after a random gap of up to
+  ``--gap-max`` tokens, so the distance back to the first copy varies from row to row and from
+  segment to segment: no fixed distance pays, only "what followed it last time".
 
 Deterministic for the same arguments (seeds fixed); float32 on CPU; nothing is saved.
 """
@@ -42,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from train_demo_model import said_twice, sinusoid_table  # noqa: E402
 
-LAYOUTS = ("twice", "period2", "mix", "half", "alphabet")
+LAYOUTS = ("twice", "period2", "mix", "half", "alphabet", "spread", "mix-spread")
 
 
 def parse(argv=None) -> argparse.Namespace:
@@ -62,6 +66,7 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--seg-min", type=int, default=8)
     p.add_argument("--seg-max", type=int, default=32)
+    p.add_argument("--gap-max", type=int, default=16, help="the spread layout's longest gap between a segment and its copy")
     p.add_argument("--layout", choices=LAYOUTS, default="twice")
     p.add_argument("--sinusoid", type=float, default=0.0,
                    help="start the position table as a sinusoid of this scale (0: transformers' initialisation)")
@@ -69,6 +74,9 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--measure-half", type=int, default=20,
                    help="distinct tokens said twice for the head measure; inside the rows' segment lengths a "
                         "layer-0 head that looks a fixed distance back scores too: keep it longer than they are")
+    p.add_argument("--init-range", type=float, default=0.02, help="transformers' initializer_range (std of the weights)")
+    p.add_argument("--attn-only", action="store_true",
+                   help="replace every block's MLP by zero (the toy models of the induction-head literature)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
@@ -82,7 +90,9 @@ def make_rows(args, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     rows = torch.empty((args.batch, args.seq), dtype=torch.long)
     copyable = torch.zeros_like(rows, dtype=torch.bool)
     for r in range(args.batch):
-        kind = args.layout if args.layout != "mix" else ("period2" if r % 2 == 0 else "twice")
+        kind = args.layout
+        if args.layout.startswith("mix"):
+            kind = "period2" if r % 2 == 0 else ("twice" if args.layout == "mix" else "spread")
         if kind == "half":
             h = args.seq // 2
             segment = torch.randint(0, drawn, (h,), generator=gen)
@@ -108,8 +118,29 @@ def make_rows(args, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         else:
             def draw(length: int) -> torch.Tensor:
                 return torch.randint(0, drawn, (length,), generator=gen)
+        if kind == "spread":
+            rows[r], copyable[r] = said_again(args.seq, args.seg_min, args.seg_max, args.gap_max, draw, gen)
+            continue
         rows[r], copyable[r] = said_twice(args.seq, args.seg_min, args.seg_max, draw, gen)
     return rows, copyable
+
+
+def said_again(n: int, min_len: int, max_len: int, gap_max: int, draw, gen: torch.Generator):
+    """A row of ``n`` random tokens in which segments are said a second time after a random gap
+    (0 .. ``gap_max`` random tokens), one pair after another, and which tokens only copying predicts."""
+    row = draw(n)
+    copyable = torch.zeros(n, dtype=torch.bool)
+    at = int(torch.randint(0, max_len + 1, (), generator=gen))
+    while at + 2 * min_len <= n:
+        length = int(torch.randint(min_len, max_len + 1, (), generator=gen))
+        gap = int(torch.randint(0, gap_max + 1, (), generator=gen))
+        copy_at = at + length + gap
+        if copy_at + length > n:
+            break
+        row[copy_at : copy_at + length] = row[at : at + length]
+        copyable[copy_at + 1 : copy_at + length] = True
+        at = copy_at + length + int(torch.randint(0, max_len + 1, (), generator=gen))
+    return row, copyable
 
 
 def best_heads(model, vocab: int, half: int = 20) -> dict:
@@ -138,14 +169,22 @@ def best_heads(model, vocab: int, half: int = 20) -> dict:
     return {"induction": best(induction), "previous_token": best(previous)}
 
 
+class NoMLP(torch.nn.Module):
+    def forward(self, hidden_states):
+        return torch.zeros_like(hidden_states)
+
+
 def make_model(args):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(args.seed)
     config = GPT2Config(vocab_size=args.vocab, n_positions=max(256, args.seq), n_embd=args.embd, n_layer=args.layers,
                         n_head=args.heads, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, tie_word_embeddings=True,
-                        bos_token_id=0, eos_token_id=0)
+                        bos_token_id=0, eos_token_id=0, initializer_range=args.init_range)
     model = GPT2LMHeadModel(config)
+    if args.attn_only:
+        for block in model.transformer.h:
+            block.mlp = NoMLP()
     if args.sinusoid:
         with torch.no_grad():
             model.transformer.wpe.weight.copy_(sinusoid_table(config.n_positions, args.embd) * args.sinusoid)
@@ -175,7 +214,7 @@ def main(argv=None) -> int:
         opt.step()
         opt.zero_grad(set_to_none=True)
         scored = copyable[:, 1:].clone()
-        if args.layout == "mix":
+        if args.layout.startswith("mix"):
             scored[0::2] = False  # the period-2 rows are learnt in a few hundred steps: report the copies
         window.append(float(losses.detach()[scored].mean()))
         if step % 100 == 0:

@@ -22,7 +22,7 @@ def _rows(layout: str, **extra):
     return probe.make_rows(args, torch.Generator().manual_seed(3))
 
 
-@pytest.mark.parametrize("layout", ["twice", "half", "alphabet"])
+@pytest.mark.parametrize("layout", ["twice", "half", "alphabet", "spread"])
 def test_a_copyable_token_repeats_the_token_one_segment_back_and_only_copies_are_marked(layout):
     rows, copyable = _rows(layout)
     assert copyable.any()
@@ -50,6 +50,36 @@ def test_mix_alternates_period2_and_copy_rows():
     assert (rows[0, 2:4] == rows[0, 0:2]).all() and copyable[0, 2]  # a period-2 row starts "A B A B"
     length = int(torch.nonzero(copyable[1])[0]) - 1  # a copy row: its first segment, then the segment again
     assert length >= 8 and (rows[1, length : 2 * length] == rows[1, :length]).all() and not copyable[1, 2]
+
+
+def test_spread_rows_say_segments_again_at_distances_that_vary():
+    rows, copyable = _rows("spread", argv=["--seq", "128", "--seg-min", "3", "--seg-max", "6", "--gap-max", "40"])
+    distances = set()
+    for r in range(rows.shape[0]):
+        row = rows[r].tolist()
+        for i in torch.nonzero(copyable[r]).flatten().tolist():
+            distances.add(min(i - j for j in range(i - 1) if row[j] == row[i - 1] and row[j + 1] == row[i]))
+    assert len(distances) > 8 and max(distances) > 20  # no one distance back pays: only "what followed it"
+
+
+def test_mix_spread_alternates_period2_and_spread_rows_and_scores_the_spread_ones():
+    rows, copyable = _rows("mix-spread")
+    assert (rows[0, 2:4] == rows[0, 0:2]).all() and copyable[0, 2]
+    first = int(torch.nonzero(copyable[1])[0])
+    assert any(rows[1, j] == rows[1, first - 1] and rows[1, j + 1] == rows[1, first] for j in range(first - 1))
+
+
+def test_attn_only_models_add_nothing_from_their_mlps_and_init_range_sets_the_weights_scale():
+    argv = ["--layers", "2", "--embd", "32", "--heads", "4", "--vocab", "50", "--seq", "16"]
+    plain, wide = probe.make_model(probe.parse(argv)), probe.make_model(probe.parse(argv + ["--init-range", "0.1"]))
+    assert 0.08 < float(wide.transformer.wte.weight.std()) < 0.12 and float(plain.transformer.wte.weight.std()) < 0.03
+    model = probe.make_model(probe.parse(argv + ["--attn-only"]))
+    ids = torch.randint(0, 50, (1, 16))
+    before = model(input_ids=ids).logits
+    with torch.no_grad():
+        for block in model.transformer.h:
+            block.ln_2.weight.mul_(3.0)  # the MLP's input: no effect once the MLP is gone
+    assert torch.equal(model(input_ids=ids).logits, before)
 
 
 def test_an_alphabet_row_holds_its_own_few_tokens_only():
