@@ -27,7 +27,12 @@ Levers (data and initialisation; no weight is set by hand), each a recorded hype
 * no dropout on attention weights (it punishes a head for relying on one position, which
   is what previous-token and sink heads do);
 * optionally (``copy_warmup_steps``), the first steps' rows are nothing but random segments each
-  said twice: the copy signal alone, before prose dilutes it to a few per cent of the tokens.
+  said twice: the copy signal alone, before prose dilutes it to a few per cent of the tokens;
+  ``copy_warmup_seq_len`` makes those rows shorter (as many tokens a step), because copying in
+  context is learnt sooner the shorter the rows are;
+* ``init_range``: the weights' initial spread (transformers' ``initializer_range``; GPT-2's 0.02
+  suits its 768-wide layers, and at a width of 192 it leaves a token's embedding small beside
+  its position's and every product of weights near zero, where copying is learnt slowest).
 
 Checkpoints (``--work``/ckpt, every ``--eval-every`` steps) are safetensors and JSON only,
 never pickle: the weights, the AdamW moments and step counts, torch's RNG state, and a
@@ -83,10 +88,15 @@ DEFAULTS = dict(
     dropout=0.0,  # residual and embedding dropout; attention dropout is always 0 (see the docstring)
     bpe_vocab=16384,
     copy_warmup_steps=0,
+    copy_warmup_seq_len=0,  # 0: the rows' own length
+    copy_min_len=8,
+    copy_max_len=32,
+    init_range=0.02,
 )
 #: hyper-parameters added after a run could have started, with the value that leaves its recipe as it
 #: was: a checkpoint that does not name one ran with this value
-ADDED_LATER = {"copy_warmup_steps": 0}
+ADDED_LATER = {"copy_warmup_steps": 0, "copy_warmup_seq_len": 0, "copy_min_len": 8, "copy_max_len": 32,
+               "init_range": 0.02}
 # run controls that do not change what is trained (never part of the recorded recipe)
 EOS = "<|endoftext|>"
 
@@ -146,7 +156,8 @@ def sample_batch(stream: torch.Tensor, hp: dict, step: int, common: torch.Tensor
     gen = torch.Generator().manual_seed(hp["seed"] * 1_000_003 + step)
     n, b = hp["seq_len"], hp["batch_size"]
     if step < hp["copy_warmup_steps"]:
-        return copy_rows(n, b, hp, common, gen)
+        short = hp["copy_warmup_seq_len"] or n
+        return copy_rows(short, b * n // short, hp, common, gen)  # as many tokens a step as the prose rows
     starts = torch.randint(0, len(stream) - n - 1, (b,), generator=gen)
     rows = torch.stack([stream[s : s + n] for s in starts.tolist()])
     for r in range(b):
@@ -175,12 +186,12 @@ def sample_batch(stream: torch.Tensor, hp: dict, step: int, common: torch.Tensor
 
 
 def copy_rows(n: int, b: int, hp: dict, common: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Rows made only of random segments each said twice in a row (lengths as the repeats'): half
-    of every row is predictable by copying, and only by copying."""
+    """Rows made only of random segments each said twice in a row (``copy_min_len`` .. ``copy_max_len``
+    tokens): half of every row is predictable by copying, and only by copying."""
     def draw(length: int) -> torch.Tensor:
         return common[torch.randint(0, len(common), (length,), generator=gen)]
 
-    return torch.stack([said_twice(n, hp["repeat_min_len"], hp["repeat_max_len"], draw, gen)[0] for _ in range(b)])
+    return torch.stack([said_twice(n, hp["copy_min_len"], hp["copy_max_len"], draw, gen)[0] for _ in range(b)])
 
 
 def said_twice(n: int, min_len: int, max_len: int, draw, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -233,6 +244,7 @@ def make_model(hp: dict, vocab_size: int, eos_id: int):
         resid_pdrop=hp["dropout"],
         embd_pdrop=hp["dropout"],
         attn_pdrop=0.0,
+        initializer_range=hp["init_range"],
     )
     model = GPT2LMHeadModel(config)
     if hp["position_init"] == "sinusoid":

@@ -210,7 +210,7 @@ def test_batches_depend_on_seed_and_step_only():
 
 def test_copy_warmup_rows_are_segments_each_said_twice_then_the_usual_rows():
     stream = torch.arange(500) % 97
-    hp = {**recipe.DEFAULTS, "seq_len": 40, "batch_size": 3, "repeat_min_len": 4, "repeat_max_len": 6,
+    hp = {**recipe.DEFAULTS, "seq_len": 40, "batch_size": 3, "copy_min_len": 4, "copy_max_len": 6,
           "copy_warmup_steps": 2}
     common = torch.arange(100, 140)
     for row in recipe.sample_batch(stream, hp, 1, common).tolist():
@@ -224,6 +224,23 @@ def test_copy_warmup_rows_are_segments_each_said_twice_then_the_usual_rows():
             at += 2 * found[0]
     assert all(t < 100 for t in recipe.sample_batch(stream, {**hp, "period2_fraction": 0.0, "repeat_fraction": 0.0},
                                                     2, common).flatten().tolist())  # step 2: prose again
+
+
+def test_short_copy_warmup_rows_keep_the_tokens_of_a_step():
+    stream = torch.arange(500) % 97
+    hp = {**recipe.DEFAULTS, "seq_len": 40, "batch_size": 3, "copy_min_len": 2, "copy_max_len": 5,
+          "copy_warmup_steps": 2, "copy_warmup_seq_len": 10}
+    common = torch.arange(100, 140)
+    rows = recipe.sample_batch(stream, hp, 0, common)
+    assert rows.shape == (12, 10) and int(rows.min()) >= 100
+    assert recipe.sample_batch(stream, hp, 2, common).shape == (3, 40)
+
+
+def test_init_range_sets_the_initial_spread_of_the_weights():
+    hp = {**recipe.DEFAULTS, "n_layer": 1, "n_embd": 24, "n_head": 12, "n_positions": 16, "position_init": "noise"}
+    spread = {r: float(recipe.make_model({**hp, "init_range": r}, 300, 0).transformer.h[0].attn.c_attn.weight.std())
+              for r in (0.02, 0.1)}
+    assert spread[0.02] == pytest.approx(0.02, rel=0.1) and spread[0.1] == pytest.approx(0.1, rel=0.1)
 
 
 def test_a_run_recorded_before_a_hyper_parameter_existed_resumes_with_its_neutral_value(corpus, tmp_path):
