@@ -11,8 +11,8 @@ for as long as they ran.  This probe trains small GPT-2s on synthetic rows alone
 Every 100 steps it prints one JSON line: the mean loss over those steps on the positions only
 copying predicts (``copy_loss``; ln V is the plateau), and every ``--measure-every`` steps the best
 head by attention on a random segment said twice: ``induction`` (attention from a second-copy
-token to the position after its first occurrence) and ``previous_token`` (to i - 1), each with
-its (layer, head).  Rows (``--layout``):
+token to the position after its first occurrence), ``duplicate_token`` (to its first occurrence)
+and ``previous_token`` (to i - 1), each with its (layer, head); ``--save`` keeps the model.  Rows (``--layout``):
 
 * ``twice``: random segments, each said twice in a row, until the row is full;
 * ``period2``: snippets "A B A B ...", where the answer is the token two back (a previous-token
@@ -77,6 +77,7 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--init-range", type=float, default=0.02, help="transformers' initializer_range (std of the weights)")
     p.add_argument("--attn-only", action="store_true",
                    help="replace every block's MLP by zero (the toy models of the induction-head literature)")
+    p.add_argument("--save", type=Path, help="save the model here (safetensors) at every head measure and at the end")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
@@ -160,13 +161,14 @@ def best_heads(model, vocab: int, half: int = 20) -> dict:
     n = ids.shape[1]
     second, later = torch.arange(half + 1, n), torch.arange(1, n)
     induction = torch.stack([a[0][:, second, second - half + 1].mean(-1) for a in attentions])
+    duplicate = torch.stack([a[0][:, second, second - half].mean(-1) for a in attentions])
     previous = torch.stack([a[0][:, later, later - 1].mean(-1) for a in attentions])
 
     def best(scores: torch.Tensor) -> dict:
         at = int(scores.argmax())
         return {"score": round(float(scores.max()), 3), "layer_head": list(divmod(at, scores.shape[1]))}
 
-    return {"induction": best(induction), "previous_token": best(previous)}
+    return {"induction": best(induction), "previous_token": best(previous), "duplicate_token": best(duplicate)}
 
 
 class NoMLP(torch.nn.Module):
@@ -200,7 +202,8 @@ def main(argv=None) -> int:
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95))
     gen = torch.Generator().manual_seed(args.seed + 1)
-    print(json.dumps({"plateau": round(math.log(args.vocab), 3), **vars(args)}), flush=True)
+    print(json.dumps({"plateau": round(math.log(args.vocab), 3), **{k: str(v) if isinstance(v, Path) else v
+                                                                     for k, v in vars(args).items()}}), flush=True)
     t0, window = time.time(), []
     for step in range(1, args.steps + 1):
         for group in opt.param_groups:
@@ -221,8 +224,12 @@ def main(argv=None) -> int:
             line = {"step": step, "copy_loss": round(sum(window) / len(window), 3), "seconds": round(time.time() - t0)}
             if step % args.measure_every == 0:
                 line.update(best_heads(model, args.segment_vocab or args.vocab, args.measure_half))
+                if args.save:
+                    model.save_pretrained(str(args.save), safe_serialization=True)
             print(json.dumps(line), flush=True)
             window = []
+    if args.save:
+        model.save_pretrained(str(args.save), safe_serialization=True)
     return 0
 
 

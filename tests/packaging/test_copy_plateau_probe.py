@@ -120,11 +120,13 @@ def test_the_head_measure_scores_an_attention_that_looks_where_induction_looks()
     found = probe.best_heads(Ideal(), 60, half)
     assert found["induction"]["score"] == pytest.approx(1.0)
     assert found["previous_token"]["score"] == pytest.approx(half / (2 * half - 1), abs=1e-3)
+    assert found["duplicate_token"]["score"] == pytest.approx(0.0)  # not the first occurrence itself
 
 
-def test_a_short_run_prints_the_plateau_and_its_measured_lines(capsys):
+def test_a_short_run_prints_the_plateau_and_its_measured_lines_and_saves_its_model(capsys, tmp_path):
     argv = ["--layers", "1", "--embd", "24", "--heads", "2", "--vocab", "40", "--batch", "2", "--seq", "24",
-            "--seg-min", "3", "--seg-max", "6", "--steps", "200", "--measure-every", "200"]
+            "--seg-min", "3", "--seg-max", "6", "--steps", "200", "--measure-every", "200",
+            "--save", str(tmp_path / "model")]
     assert probe.main(argv) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines[0]["plateau"] == pytest.approx(3.689, abs=1e-3)  # ln 40
@@ -132,3 +134,8 @@ def test_a_short_run_prints_the_plateau_and_its_measured_lines(capsys):
     last = lines[-1]
     assert 0.0 < last["copy_loss"] < 10.0
     assert 0.0 <= last["induction"]["score"] <= 1.0 and len(last["induction"]["layer_head"]) == 2
+    assert 0.0 <= last["duplicate_token"]["score"] <= 1.0
+    from transformers import GPT2LMHeadModel
+
+    saved = GPT2LMHeadModel.from_pretrained(str(tmp_path / "model"))
+    assert saved.config.vocab_size == 40 and (tmp_path / "model" / "model.safetensors").is_file()
