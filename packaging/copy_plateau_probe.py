@@ -28,7 +28,7 @@ and ``previous_token`` (to i - 1), each with its (layer, head); ``--save`` keeps
   ``--gap-max`` tokens, so the distance back to the first copy varies from row to row and from
   segment to segment: no fixed distance pays, only "what followed it last time".
 
-Deterministic for the same arguments (seeds fixed); float32 on CPU; nothing is saved.
+Deterministic for the same arguments (seeds fixed); float32 on CPU; nothing is saved unless ``--save``.
 """
 
 from __future__ import annotations
@@ -202,8 +202,7 @@ def main(argv=None) -> int:
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95))
     gen = torch.Generator().manual_seed(args.seed + 1)
-    print(json.dumps({"plateau": round(math.log(args.vocab), 3), **{k: str(v) if isinstance(v, Path) else v
-                                                                     for k, v in vars(args).items()}}), flush=True)
+    print(json.dumps({"plateau": round(math.log(args.vocab), 3), **vars(args)}, default=str), flush=True)
     t0, window = time.time(), []
     for step in range(1, args.steps + 1):
         for group in opt.param_groups:
@@ -228,7 +227,8 @@ def main(argv=None) -> int:
                     model.save_pretrained(str(args.save), safe_serialization=True)
             print(json.dumps(line), flush=True)
             window = []
-    if args.save:
+    measured_last = args.steps % 100 == 0 and args.steps % args.measure_every == 0  # (and saved then)
+    if args.save and not measured_last:
         model.save_pretrained(str(args.save), safe_serialization=True)
     return 0
 
