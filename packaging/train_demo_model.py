@@ -30,6 +30,8 @@ Levers (data and initialisation; no weight is set by hand), each a recorded hype
   said twice: the copy signal alone, before prose dilutes it to a few per cent of the tokens;
   ``copy_warmup_seq_len`` makes those rows shorter (as many tokens a step), because copying in
   context is learnt sooner the shorter the rows are;
+* optionally (``guide_*``), an auxiliary loss steers one named head per pattern (previous token,
+  sink, induction) during the first ``guide_steps``, fading to nothing (``head_guide.py``);
 * ``init_range``: the weights' initial spread (transformers' ``initializer_range``; GPT-2's 0.02
   suits its 768-wide layers, and at a width of 192 it leaves a token's embedding small beside
   its position's and every product of weights near zero, where copying is learnt slowest).
@@ -60,6 +62,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "packaging"))
 
 import demo_corpus  # noqa: E402
+import head_guide  # noqa: E402
 
 DEFAULTS = dict(
     seed=1234,
@@ -92,11 +95,17 @@ DEFAULTS = dict(
     copy_min_len=8,
     copy_max_len=32,
     init_range=0.02,
+    guide_weight=0.0,  # 0: no head is guided (head_guide.py)
+    guide_steps=0,
+    guide_previous="",  # "LAYER:HEAD"
+    guide_sink="",
+    guide_induction="",
 )
 #: hyper-parameters added after a run could have started, with the value that leaves its recipe as it
 #: was: a checkpoint that does not name one ran with this value
 ADDED_LATER = {"copy_warmup_steps": 0, "copy_warmup_seq_len": 0, "copy_min_len": 8, "copy_max_len": 32,
-               "init_range": 0.02}
+               "init_range": 0.02, "guide_weight": 0.0, "guide_steps": 0, "guide_previous": "", "guide_sink": "",
+               "guide_induction": ""}
 # run controls that do not change what is trained (never part of the recorded recipe)
 EOS = "<|endoftext|>"
 
@@ -348,6 +357,13 @@ def parse(argv=None):
     args = parser.parse_args(argv)
     if args.eval_every < 1:
         parser.error("--eval-every must be at least 1")
+    try:
+        heads = head_guide.guided(vars(args))
+    except ValueError as exc:
+        parser.error(str(exc))
+    for kind, (layer, head) in heads.items():
+        if not (0 <= layer < args.n_layer and 0 <= head < args.n_head):
+            parser.error(f"--guide-{kind} {layer}:{head} is not a head of {args.n_layer} layers × {args.n_head} heads")
     return args, {k: getattr(args, k) for k in DEFAULTS}
 
 
@@ -396,14 +412,24 @@ def main(argv=None) -> int:
                       "params": sum(p.numel() for p in model.parameters())}), flush=True)
 
     model.train()
-    step, running, t0 = state["step"], [], time.time()
+    guide = head_guide.HeadGuide(model, head_guide.guided(hp)) if hp["guide_weight"] > 0 else None
+    step, running, guided, t0 = state["step"], [], [], time.time()
     while step < hp["steps"]:
         for g in opt.param_groups:
             g["lr"] = learning_rate(hp, step)
         batch = sample_batch(stream, hp, step, common)
+        weight = head_guide.weight_at(hp, step)
+        if guide is not None and weight == 0:  # the guide has let go: only the language model trains from here
+            guide.remove()
+            guide = None
         with torch.autocast("cpu", dtype=torch.bfloat16):
             loss = model(input_ids=batch, labels=batch).loss
-        loss.backward()
+            total = loss
+            if guide is not None:
+                guide_loss, parts = guide.loss(batch)
+                guided.append(parts)
+                total = loss + weight * guide_loss
+        total.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
@@ -416,6 +442,9 @@ def main(argv=None) -> int:
                      "train_loss": round(sum(running) / len(running), 4),
                      "tokens_per_s": round(len(running) * hp["batch_size"] * hp["seq_len"] / seconds, 1),
                      "train_seconds": round(state["train_seconds"], 1)}
+            if guided:  # each guided pattern's loss, over the steps since the last checkpoint
+                entry["guide_loss"] = {k: round(sum(p[k] for p in guided) / len(guided), 4) for k in guided[0]}
+                entry["guide_weight"] = round(weight, 4)
             state["step"] = step
             state["log"].append(entry)
             save_checkpoint(work, model, opt, state)
@@ -428,7 +457,7 @@ def main(argv=None) -> int:
                 entry["measured"] = measure(work / "latest-export", args.corpus)
                 model.train()
             print(json.dumps(entry), flush=True)
-            running, t0 = [], time.time()
+            running, guided, t0 = [], [], time.time()
             if args.stop_after is not None and step >= args.stop_after:
                 print(f"stopped after step {step}; the same command resumes", flush=True)
                 return 0
