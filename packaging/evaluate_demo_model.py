@@ -208,10 +208,66 @@ def model_card_table(folder: Path, files: dict[str, Path] | None = None) -> dict
         "heldout": {lang: bits_per_char(model, text) for lang, text in heldout.items()},
         "heads": best_heads(model, head_sentences(heldout)),
         "tokenizer": tokenizer_report(folder / "tokenizer.json", heldout),
+        "tour_induction": tour_induction(model),
         "size_bytes": (folder / "model.safetensors").stat().st_size,
         "n_params": model.n_params,
         "training": {k: training.get(k) for k in ("steps_done", "tokens_seen", "train_seconds")},
     }
+
+
+def tour_induction(model) -> dict:
+    """The induction head the tour's step shows: ``roles.model_induction`` (whole words said twice, after BOS)."""
+    scores, _ = roles.model_induction(model.lens, model.tokenizer)
+    at = int(scores.argmax())
+    layer, head = divmod(at, scores.shape[1])
+    return {"layer": layer, "head": head, "score": round(float(scores.max()), 3)}
+
+
+def card_markdown(table: dict) -> str:
+    """The model card's table, in Markdown, from :func:`model_card_table`'s numbers (nothing typed by hand)."""
+    held, heads, tok = table["heldout"], table["heads"], table["tokenizer"]
+    langs = list(held)
+
+    def head(entry: dict) -> str:
+        return f"L{entry['layer']} H{entry['head']}, {entry['score']:.2f}"
+
+    def sentence(name: str, lang: str) -> str:
+        s = tok[name][f"sentence_{lang}"]
+        return f"{s['tokens']} tokens for {s['words']} words ({s['whole_words']} whole)"
+
+    rows = [
+        "| measure | " + " | ".join(langs) + " |",
+        "|---|" + "---|" * len(langs),
+        "| bits per character, held-out prose | " + " | ".join(f"{held[l]['bits_per_char']:.3f}" for l in langs) + " |",
+        "| held-out prose: characters / tokens | " + " | ".join(f"{held[l]['chars']:,} / {held[l]['tokens']:,}" for l in langs) + " |",
+        "| tokens per word, held-out prose (GPT-2's) | " + " | ".join(
+            f"{tok['model']['tokens_per_word'][l]:.2f} ({tok['gpt2']['tokens_per_word'][l]:.2f})" if "gpt2" in tok
+            else f"{tok['model']['tokens_per_word'][l]:.2f}" for l in langs) + " |",
+        "| the chapter's sentence (GPT-2's) | " + " | ".join(
+            f"{sentence('model', l)} ({sentence('gpt2', l)})" if "gpt2" in tok else sentence("model", l)
+            for l in langs) + " |",
+        "| positional heads in layer 0 (mean distance), the chapter's sentence | " + " | ".join(
+            ", ".join(f"H{h['head']} ({h['mean_distance']:.2f})" for h in heads[f"positional_layer0_{l}"]) or "none"
+            for l in langs) + " |",
+        "",
+        "| head kind (the app's detectors) | best head, score | best in layer 0 |",
+        "|---|---|---|",
+        f"| previous token (attention on i − 1, held-out sentences) | {head(heads['previous_token_best'])} | {head(heads['previous_token_best_layer0'])} |",
+        f"| sink (attention on the first token, held-out sentences) | {head(heads['sink_best'])} | {head(heads['sink_best_layer0'])} |",
+        f"| induction (random tokens said twice; at most 0.5) | {head(heads['induction_best'])} | — |",
+        f"| induction (the tour's words said twice, after BOS; at most 0.5) | {head(table['tour_induction'])} | — |",
+        "",
+        "| size and training | |",
+        "|---|---|",
+        f"| parameters | {table['n_params']:,} |",
+        f"| `model.safetensors` | {table['size_bytes'] / 1e6:.1f} MB |",
+        f"| vocabulary | {tok['model']['vocab_size']:,} |",
+    ]
+    training = table["training"]
+    if training.get("steps_done"):
+        rows += [f"| training steps / tokens | {training['steps_done']:,} / {training['tokens_seen']:,} |",
+                 f"| training time (recorded by the recipe) | {training['train_seconds'] / 60:.0f} minutes |"]
+    return "\n".join(rows) + "\n"
 
 
 def evaluate(folder: Path) -> dict:
@@ -255,6 +311,8 @@ def main(argv=None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     parser.add_argument("--corpus", type=Path, help="a demo_corpus.py folder: measure its held-out prose per language")
+    parser.add_argument("--card", action="store_true",
+                        help="print only the model card's table, in Markdown (needs --corpus)")
     parser.add_argument("--tokenizer-only", action="store_true",
                         help="FOLDER holds only a tokenizer.json: report its tokens per word (needs --corpus)")
     args = parser.parse_args(argv)
@@ -263,6 +321,11 @@ def main(argv=None) -> int:
             parser.error("--tokenizer-only needs --corpus")
         result = tokenizer_report(args.folder / "tokenizer.json", read_heldout(heldout_files(args.corpus)))
         print(json.dumps(result, indent=1, ensure_ascii=False))
+        return 0
+    if args.card:
+        if not args.corpus:
+            parser.error("--card needs --corpus")
+        print(card_markdown(model_card_table(args.folder, heldout_files(args.corpus))), end="")
         return 0
     result = evaluate(args.folder)
     if args.corpus:

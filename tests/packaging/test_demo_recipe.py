@@ -276,3 +276,10 @@ def test_the_export_is_measured_by_the_app_code(corpus, tmp_path):
     assert sentence["words"] == 7 and sentence["tokens"] == len(sentence["pieces"])
     digest = hashlib.sha256((work / "final" / "model.safetensors").read_bytes()).hexdigest()
     assert digest == hashlib.sha256((work / "latest-export" / "model.safetensors").read_bytes()).hexdigest()
+    # the card's Markdown table is those numbers, and nothing typed by hand
+    markdown = evaluate_demo_model.card_markdown(card)
+    en, pt = card["heldout"]["en"]["bits_per_char"], card["heldout"]["pt_BR"]["bits_per_char"]
+    assert f"| bits per character, held-out prose | {en:.3f} | {pt:.3f} |" in markdown
+    tour = card["tour_induction"]
+    assert f"| L{tour['layer']} H{tour['head']}, {tour['score']:.2f} | — |" in markdown
+    assert "| training steps / tokens | 3 / 192 |" in markdown
