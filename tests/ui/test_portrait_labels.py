@@ -32,3 +32,19 @@ def test_the_demo_models_portrait_at_laptop_size_has_no_overlapping_labels(qtbot
     assert not overlapping
     written = sorted(int(h[1:]) for item in labels for h in item.toPlainText().split(", "))
     assert written == list(range(window.session.model.config.n_head))  # every head named once
+
+
+def test_a_merged_label_that_grows_onto_another_is_merged_again_and_boxes_sit_right_of_their_points():
+    """"h2" and "h8" share a spot; their joined label is wider and reaches "h6" beyond either one's own
+    box, so all three become one.  A point left of a label by less than its own label's width crosses
+    that label even when the other's label is short."""
+    points = [("h2", 0.0, 0.0), ("h8", 1.0, 0.0), ("h6", 40.0, 0.0), ("h9", 200.0, 0.0)]
+    merged = grouped_point_labels(points, (1.0, 1.0), char_px=10, line_px=14)
+    assert merged == [("h2, h8, h6", 0.0, 0.0), ("h9", 200.0, 0.0)]
+    # the boxes start right of their points: "h10" 25 px left of "h7" reaches it, 25 px right of it does not
+    assert len(grouped_point_labels([("h7", 100.0, 0.0), ("h10", 75.0, 0.0)], (1.0, 1.0), 10, 14)) == 1
+    assert len(grouped_point_labels([("h7", 100.0, 0.0), ("h10", 135.0, 0.0)], (1.0, 1.0), 10, 14)) == 2
+    # the text items' margins count: 16 px apart vertically is clear without them, crossing with 4 px each side
+    apart = [("h1", 0.0, 0.0), ("h3", 0.0, 16.0)]
+    assert len(grouped_point_labels(apart, (1.0, 1.0), 10, 14)) == 2
+    assert len(grouped_point_labels(apart, (1.0, 1.0), 10, 14, margin_px=4)) == 1

@@ -553,19 +553,33 @@ def lut(colormap: str = "viridis") -> np.ndarray:
     return pg.colormap.get(colormap).getLookupTable(0.0, 1.0, 256)
 
 
-def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float, line_px: float) -> list:
+def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float, line_px: float,
+                         gap: float = 0.15, margin_px: float = 0.0) -> list:
     """Labels beside scatter points, the ones that would overlap on screen written once: ``points`` are
-    ``(text, x, y)`` in data units, ``pixel_size`` the view's data units per screen pixel (x, y).  A point
-    whose label would cross an earlier one joins that label ("h4, h8" at the first point), so two heads
-    in the same spot stay readable.  Returns ``(text, x, y)``."""
+    ``(text, x, y)`` in data units, ``pixel_size`` the view's data units per screen pixel (x, y).  Each
+    label's box starts ``gap`` of its own width right of its point (the pool's anchor) and is ``line_px``
+    high, ``char_px`` a character, plus ``margin_px`` on every side (a text item's document margin); two labels whose boxes cross become one ("h4, h8" at the first
+    point), and the merging is repeated until no two boxes cross -- a merged label is wider and may
+    reach one it missed before.  Returns ``(text, x, y)``."""
     px, py = (abs(v) or 1.0 for v in pixel_size)
-    groups: list[list] = []  # [texts, x, y]
-    for text, x, y in points:
-        for group in groups:
-            width_px = char_px * (len(", ".join(group[0])) + 1)
-            if abs(x - group[1]) / px < width_px and abs(y - group[2]) / py < line_px:
-                group[0].append(text)
-                break
-        else:
-            groups.append([[text], x, y])
+    groups: list[list] = [[[text], x, y] for text, x, y in points]
+
+    def box(group: list) -> tuple[float, float, float, float]:
+        width = char_px * len(", ".join(group[0])) + 2 * margin_px
+        left = group[1] / px + gap * width
+        middle, half = group[2] / py, line_px / 2 + margin_px
+        return left, left + width, middle - half, middle + half
+
+    def crossing() -> tuple[int, int] | None:
+        boxes = [box(g) for g in groups]
+        for i, (l1, r1, b1, t1) in enumerate(boxes):
+            for j in range(i + 1, len(boxes)):
+                l2, r2, b2, t2 = boxes[j]
+                if l1 < r2 and l2 < r1 and b1 < t2 and b2 < t1:
+                    return i, j
+        return None
+
+    while (pair := crossing()) is not None:
+        i, j = pair
+        groups[i][0] += groups.pop(j)[0]
     return [(", ".join(texts), x, y) for texts, x, y in groups]

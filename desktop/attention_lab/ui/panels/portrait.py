@@ -16,7 +16,7 @@ import dataclasses
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -59,6 +59,7 @@ from attention_lab.ui.panels.role_where import RoleWhereBox
 
 COLUMNS = ("head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "roles")
 NO_ROLE = "none"  # a head that holds none of the chapter's roles (its colour and legend entry)
+LABEL_GAP = 0.15  # a point's label starts this share of its own width right of the point
 
 
 def role_text(role: str) -> str:
@@ -172,7 +173,7 @@ class PortraitPanel(Panel):
         self.legend = QLabel(self)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
-        self._labels = TextPool(self.plot.getPlotItem(), anchor=(-0.15, 0.5))  # "h3" beside each point
+        self._labels = TextPool(self.plot.getPlotItem(), anchor=(-LABEL_GAP, 0.5))  # "h3" beside each point
         self.plot.getPlotItem().getViewBox().sigTransformChanged.connect(self._place_labels)  # zoom, resize
 
         self.note = QLabel(self)
@@ -435,7 +436,10 @@ class PortraitPanel(Panel):
         metrics = QFontMetrics(QApplication.font())
         points = [(f"h{s.head}", float(s.mean_distance), float(s.entropy)) for s in stats]
         pixel = self.plot.getPlotItem().getViewBox().viewPixelSize()
-        labels = grouped_point_labels(points, pixel, metrics.averageCharWidth(), metrics.height())
+        # a digit's advance, not the average character's: the labels are "h" and digits, and digits are wider
+        margin = QTextDocument().documentMargin()  # what a pg.TextItem adds around its text
+        labels = grouped_point_labels(points, pixel, metrics.horizontalAdvance("0"), metrics.height(), gap=LABEL_GAP,
+                                      margin_px=margin)
         self._labels.show((text, x, y, (40, 40, 40)) for text, x, y in labels)
 
     def _fill_scatter(self, words_only: bool = False) -> None:
