@@ -154,9 +154,9 @@ def build_stream(tokenizer, docs: list[dict], seed: int) -> torch.Tensor:
 def frequent_tokens(stream: torch.Tensor, vocab: int, k: int, eos: int) -> torch.Tensor:
     """The ``k`` most frequent tokens (ties by id): what repeated segments are drawn from."""
     counts = torch.bincount(stream, minlength=vocab)
-    counts[eos] = 0  # document separators never go into a snippet
-    order = sorted(range(vocab), key=lambda t: (-int(counts[t]), t))
-    return torch.tensor(order[: min(k, vocab)], dtype=torch.long)
+    # document separators never go into a snippet, even when k asks for the whole vocabulary
+    order = sorted((t for t in range(vocab) if t != eos), key=lambda t: (-int(counts[t]), t))
+    return torch.tensor(order[:k], dtype=torch.long)
 
 
 def sample_batch(stream: torch.Tensor, hp: dict, step: int, common: torch.Tensor) -> torch.Tensor:

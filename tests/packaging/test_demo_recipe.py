@@ -283,3 +283,10 @@ def test_the_export_is_measured_by_the_app_code(corpus, tmp_path):
     tour = card["tour_induction"]
     assert f"| L{tour['layer']} H{tour['head']}, {tour['score']:.2f} | — |" in markdown
     assert "| training steps / tokens | 3 / 192 |" in markdown
+
+
+def test_snippet_tokens_are_the_most_frequent_and_never_the_document_separator():
+    stream = torch.tensor([5, 5, 5, 3, 3, 0, 0, 0, 0, 7])
+    assert recipe.frequent_tokens(stream, 10, 2, eos=0).tolist() == [5, 3]
+    everything = recipe.frequent_tokens(stream, 10, 10, eos=0).tolist()  # the whole vocabulary asked for
+    assert 0 not in everything and sorted(everything) == list(range(1, 10)) and everything[:3] == [5, 3, 7]
