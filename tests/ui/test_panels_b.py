@@ -813,7 +813,7 @@ def test_a_kv_result_relabels_the_legend_in_place(qtbot, state):
     assert [(id(s), id(label)) for s, label in second] == [(id(s), id(label)) for s, label in first]  # the same items
     assert "+0.1 ms" in second[1][1].text and "+0.04" not in second[1][1].text
     translator.set_language("pt_BR")
-    assert second[1][1].text == "sem cache<br>ajuste: +0,1 ms/posição"
+    assert second[1][1].text == "sem cache<br>ajuste: +0,1 ms/pos."
     assert [(id(s), id(label)) for s, label in panel.plot_legend.items] == [(id(s), id(label)) for s, label in first]
 
 

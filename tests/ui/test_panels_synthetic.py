@@ -94,6 +94,20 @@ def test_leakage_bars_are_the_states_leakage(shown):
     assert panel.position.value() == POSITION
 
 
+def test_leakage_names_a_long_edited_token_by_its_start_and_the_whole_in_its_tooltip(shown):
+    """A whole-word token ("␣yesterday") beside the replacement box made the controls row wider than a laptop's dock."""
+    panel = shown(LeakagePanel)
+    state = synthetic_state()
+    tokens = list(state.tokens)
+    tokens[POSITION] = "␣yesterday"
+    panel.show_state(dataclasses.replace(state, tokens=tokens))
+    assert panel.token_label.text() == tr("leakage.replace", token="␣yest…")
+    assert panel.token_label.toolTip() == "␣yesterday"
+    panel.show_state(state)  # a short token: whole, and no tooltip left from the long one
+    assert panel.token_label.text() == tr("leakage.replace", token=state.tokens[POSITION])
+    assert panel.token_label.toolTip() == ""
+
+
 def test_leakage_maps_hatch_the_exact_zeros_of_the_newest_state(shown):
     panel = shown(LeakagePanel)
 

@@ -71,7 +71,8 @@ DOCK_HEIGHT = 370  # the top strip's height while the tour is open, at most 2/5 
 SIDE_BY_SIDE_WIDTH = 560  # wider than this, the explanation and the fact sit side by side
 PAINT_WAIT_MS = 100  # a step's set-up waits this long at most for its words' paint (none comes if nothing changed)
 SET_UP_POLL_MS = 50  # how often a step not yet set up looks again (the head it opened drawn, its fact asked)
-REVEAL_TRIES, REVEAL_RETRY_MS = 10, 30  # a step's target looked at again while its panel lays itself out
+REVEAL_TRIES, REVEAL_RETRY_MS = 60, 30  # a target still out of sight is looked at again for up to ~2 s: a panel
+# just brought forward on a busy laptop can take more than the 0.3 s of ten tries to lay itself out
 OPEN_ENV = "ATTENTION_LAB_OPEN_TOUR"
 STEP_ENV = "ATTENTION_LAB_TOUR_STEP"
 KEY_STEP, KEY_INDEX, KEY_FINISHED, KEY_OFFERED = "tour/step", "tour/index", "tour/finished", "tour/offered"

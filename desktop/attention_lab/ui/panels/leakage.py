@@ -50,6 +50,7 @@ BIDI_COLOUR = (255, 127, 14)
 #: gets a line of text on top of this (5 rows were ~10 px each on a laptop: "emb/0/1/2/3" overlapped)
 LAYER_MAPS_CHROME_PX = 80
 ZERO_LABEL_LIMIT = 40  # label each exact zero up to this many positions; beyond, the summary says it
+TOKEN_LABEL_CHARS = 6  # the edited token as the controls row shows it, at most (the rest in its tooltip)
 
 
 def _row_ticks(rows: int) -> list:
@@ -88,7 +89,7 @@ class LeakagePanel(Panel):
         self.replacement.setObjectName("leakage.replacement")
         self.replacement.setEditable(True)
         self.replacement.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.replacement.setMinimumWidth(150)
+        self.replacement.setMinimumWidth(140)
         self.replacement.activated.connect(self._replacement_chosen)
         self.at_label = QLabel(self)
         self.at = QComboBox(self)
@@ -210,7 +211,7 @@ class LeakagePanel(Panel):
         """The words of what is drawn, in the current language: the bars and the maps stay (a
         language changes no number; their axes' numbers follow through ``Panel.follow_language``).
         Drawing them again on a switch was half of the panel's re-wording turn."""
-        self.token_label.setText(tr("leakage.replace", token=state.tokens[state.position]))
+        self._label_token(state.tokens[state.position])
         self._fill_replacements()  # each guess's probability, in the language's number format
         self._fill_at(state.model.lens.config.n_layer)
         if len(self.shown_causal):  # (bars drawn: a state shown)
@@ -219,6 +220,14 @@ class LeakagePanel(Panel):
         rows = state.leakage.causal_layers.shape[0]
         for plot, _image, _over in self._heat.values():
             set_ticks(plot.getAxis("left"), [_row_ticks(rows), []])
+
+    def _label_token(self, token: str) -> None:
+        """The edited token beside the replacement box, cut to its first characters when long (the whole
+        is in the tooltip and in the summary below): a whole-word token ("␣yesterday") made the controls
+        row wider than a laptop's dock."""
+        shown = token if len(token) <= TOKEN_LABEL_CHARS else token[: TOKEN_LABEL_CHARS - 1] + "…"
+        self.token_label.setText(tr("leakage.replace", token=shown))
+        self.token_label.setToolTip(token if shown != token else "")
 
     def show_state(self, state) -> None:
         self._show_edit(state)
@@ -237,7 +246,7 @@ class LeakagePanel(Panel):
         self.position.setRange(0, max(0, n - 1))
         self.position.setValue(state.position)
         self.position.blockSignals(False)
-        self.token_label.setText(tr("leakage.replace", token=state.tokens[state.position]))
+        self._label_token(state.tokens[state.position])
         self._fill_replacements()
         self._fill_at(state.model.lens.config.n_layer)
         self._render_bars()

@@ -59,6 +59,7 @@ from attention_lab.ui.panels.role_where import RoleWhereBox
 
 COLUMNS = ("head", "mean_distance", "entropy", "sink_mass", "previous_token", "induction", "roles")
 NO_ROLE = "none"  # a head that holds none of the chapter's roles (its colour and legend entry)
+PLOT_LEFT_AXIS_PX = 80  # the scatter's left axis (its words and numbers) and the plot's margins
 LABEL_GAP = 0.15  # a point's label starts this share of its own width right of the point
 
 
@@ -240,6 +241,9 @@ class PortraitPanel(Panel):
         pi = self.plot.getPlotItem()
         set_axis_label(pi, "bottom", tr("portrait.scatter.x"))
         set_axis_label(pi, "left", tr("portrait.scatter.y"))
+        # room for the bottom axis' words beside the left axis: the splitter's 2/5 of a narrow dock cut them
+        words = QFontMetrics(pi.getAxis("bottom").label.font()).horizontalAdvance(tr("portrait.scatter.x"))
+        self.plot.setMinimumWidth(words + PLOT_LEFT_AXIS_PX)
         self._fill(words_only=True)
 
     # ------------------------------------------------------------------ thresholds

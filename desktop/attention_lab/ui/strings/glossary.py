@@ -64,9 +64,10 @@ LOANWORDS = frozenset("""
     json mb ms utf- nan config vocab merges pickle tensor id safetensors finfo wte emb true false logits vs
 """.split())
 
-#: words spelled the same in both languages (Portuguese words, not English left over)
+#: words spelled the same in both languages (Portuguese words, not English left over; "pos." abbreviates both)
 SAME_SPELLING = frozenset("""
     a as o e do no final local total diagonal divide compare move zero min causal editor menu
+    pos
 """.split())
 
 # Word-for-word translations that read oddly in Portuguese, with the reason a reviewer gave.

@@ -50,7 +50,7 @@ register(
         "kvbench.growth": {"en": "Growth per position", "pt_BR": "Crescimento por posição"},
         # the fit on a line of its own: on one line the legend ran past a laptop's chart
         "kvbench.with_fit": {"en": "{curve}<br>dashed fit: {slope} ms/pos.",
-                             "pt_BR": "{curve}<br>ajuste: {slope} ms/posição"},
+                             "pt_BR": "{curve}<br>ajuste: {slope} ms/pos."},
         "kvbench.status.unclear": {
             "en": "KV cache: no clear gain in this run (without ÷ with = {x}); identical output: {identical}",
             "pt_BR": "Cache KV: nenhum ganho claro nesta execução (sem ÷ com = {x}); saída idêntica: {identical}",
