@@ -330,19 +330,19 @@ def test_one_token_texts_get_a_fact_too(model):
     assert compute_fact("mask", one).values["forbidden"] == 0
 
 
-def test_portrait_fact_on_the_demo_model_says_layer_0_has_no_positional_head_and_where_the_nearest_are():
-    """The demo's layer 0 heads near distance 1 put most of their weight on themselves: the step says layer 0
-    has no positional head and names the nearest, each with the offset it looks at and its share."""
+def test_portrait_fact_on_the_demo_model_names_layer_0s_previous_token_and_sink_heads():
+    """The demo's layer 0 holds the chapter's heads: the step names the positional ones, each with the
+    offset it looks at and its share, and the sink beside them."""
     from attention_lab.core.models import load_model
 
     demo = load_model("demo")
     fact = compute_fact("portrait", TourContext.from_model(demo, SEED_TEXT))
-    assert fact.key == "portrait.nearest" and fact.values["n_positional"] == 0
-    nearest = fact.data["where"]["positional"].nearest()
-    assert fact.values["near_layer"] == 2 and [item["head"] for item in fact.lists["positional"][1]] == [h.head for h in nearest]
-    assert all(item["offset"] >= 1 and item["share_pct"] >= 0.4 for item in fact.lists["positional"][1])
-    prev = fact.data["where"]["previous-token"]
-    assert prev.here == [] and prev.nearest_layer == 2  # where the demo's previous-token heads live
+    assert fact.key == "portrait" and fact.values["layer"] == 0 and fact.values["n_positional"] >= 1
+    here = fact.data["where"]["positional"].here
+    assert [item["head"] for item in fact.lists["positional"][1]] == [h.head for h in here]
+    assert any(item["offset"] == 1 and item["variant"] == "previous" for item in fact.lists["positional"][1])
+    assert all(item["share_pct"] >= 0.4 for item in fact.lists["positional"][1])
+    assert fact.values["n_previous_token"] >= 1 and fact.values["n_sinks"] >= 1
     # a long text takes the per-layer path and agrees with the one-forward path
     from attention_lab.core import tour
 

@@ -92,7 +92,7 @@ def test_a_window_switched_to_portuguese_shows_no_english(qtbot, make_window):
     (``test_portuguese_ui``), though the panels now take their words from the switch alone
     (Qt's own broadcast kept from them) and the Leakage panel re-words without drawing again."""
     from PySide6.QtWidgets import QTabWidget
-    from test_portuguese_ui import WORD, english_words, induction_words, problems_in
+    from test_portuguese_ui import WORD, english_words, induction_words, model_guesses, problems_in
     from visible_texts import open_everything, visible_texts
 
     window = make_window(model_spec="demo", language="en")
@@ -114,7 +114,8 @@ def test_a_window_switched_to_portuguese_shows_no_english(qtbot, make_window):
     qtbot.wait(300)
     state = window.last_state
     assert state is shown  # the words changed, not what they describe
-    allowed = {w.lower() for w in WORD.findall(" ".join(state.tokens) + " " + state.text + " " + window.session.model.spec + " " + induction_words(window))}
+    allowed = {w.lower() for w in WORD.findall(" ".join(state.tokens) + " " + state.text + " " + window.session.model.spec + " "
+                                              + induction_words(window) + " " + model_guesses(window))}
     english = english_words()
     failures = [f"{seen.where}: “{seen.text[:120]}” → {', '.join(found)}"
                 for seen in visible_texts(window) if (found := problems_in(seen.text, english, allowed))]

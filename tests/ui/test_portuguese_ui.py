@@ -87,7 +87,8 @@ def test_no_english_in_the_portuguese_interface(qtbot, make_window, model):
     state = window.last_state
     english = english_words()
     # the learner's tokens and the model's name are theirs, not the interface's
-    allowed = {w.lower() for w in WORD.findall(" ".join(state.tokens) + " " + state.text + " " + induction_words(window))}
+    data = " ".join(state.tokens) + " " + state.text + " " + induction_words(window) + " " + model_guesses(window)
+    allowed = {w.lower() for w in WORD.findall(data)}
     model = window.session.model
     allowed |= {w.lower() for w in WORD.findall(model.spec + ("" if model.is_demo else " " + model.name))}
     grid = window.panel("panel.head_grid")
@@ -132,3 +133,12 @@ def induction_words(window) -> str:
     from attention_lab.core.roles import repeated_words_text
 
     return repeated_words_text(window.session.model.tokenizer)
+
+
+def model_guesses(window) -> str:
+    """The model's guesses for the edited position, offered as replacements (its tokens: data, not the interface's
+    words -- a bilingual model guesses English words after a Portuguese text too)."""
+    from PySide6.QtWidgets import QComboBox
+
+    box = window.panel("panel.leakage").findChild(QComboBox, "leakage.replacement")
+    return " ".join(box.itemText(i) for i in range(box.count())) + " " + box.currentText()

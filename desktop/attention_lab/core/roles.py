@@ -20,7 +20,7 @@ holds the names, rules and explanations in English and Brazilian Portuguese as p
 (keys shaped like the UI's string tables), so the lab and the app word them the same way.
 
 Why these default thresholds (measured with ``tests/checkpoints.py``'s GPT-2-small-shaped
-checkpoint with random weights, and the demo model, on the lab's English and Portuguese
+checkpoint with random weights, and the first demo model, on the lab's English and Portuguese
 sentences): a head spreading evenly over 10 tokens puts at most 0.31 on any one offset back,
 the demo model's clear previous-token heads (layer 2, heads 3 and 10) put 0.68--0.74 on i−1,
 and its next one 0.42--0.48 (layer 2, head 4); in its layer 0 the heads that look back most put

@@ -496,7 +496,7 @@ class TokenEditorPanel(Panel):
             self.predictions_label.setText("")
 
     def _explain_tokenizer(self) -> None:
-        """Name the loaded model's tokenizer (the demo's own 8192-token BPE is not GPT-2's)."""
+        """Name the loaded model's tokenizer (the demo's own BPE is not GPT-2's)."""
         model = self.state.model if self.state is not None else None
         tokenizer = (tr("token_editor.tokenizer", vocab=integer(model.tokenizer.vocab_size),
                         model=html.escape(model_label(model))) if model is not None else tr("token_editor.tokenizer.none"))
