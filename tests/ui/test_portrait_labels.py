@@ -3,6 +3,10 @@ in the demo model's layer 0 at 1366×768)."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from attention_lab.ui.panels.panel_kit import grouped_point_labels
 
 
@@ -15,8 +19,9 @@ def test_labels_that_would_overlap_are_written_once():
     assert [text for text, _x, _y in zoomed] == ["h4", "h8", "h2"]
 
 
-def test_the_demo_models_portrait_at_laptop_size_has_no_overlapping_labels(qtbot, make_window):
-    window = make_window(model_spec="demo", language="en")
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_demo_models_portrait_at_laptop_size_has_no_overlapping_labels(qtbot, make_window, language):
+    window = make_window(model_spec="demo", language=language)
     window.resize(1366, 708)
     qtbot.waitUntil(lambda: window.last_state is not None, timeout=60_000)
     dock = window.docks["panel.portrait"]
@@ -30,7 +35,11 @@ def test_the_demo_models_portrait_at_laptop_size_has_no_overlapping_labels(qtbot
     overlapping = [(labels[i].toPlainText(), labels[j].toPlainText())
                    for i in range(len(rects)) for j in range(i + 1, len(rects)) if rects[i].intersects(rects[j])]
     assert not overlapping
-    written = sorted(int(h[1:]) for item in labels for h in item.toPlainText().split(", "))
+    view = portrait.plot.getPlotItem().getViewBox().sceneBoundingRect()
+    past = [item.toPlainText() for item in labels
+            if item.sceneBoundingRect().right() > view.right() + 1 or item.sceneBoundingRect().left() < view.left() - 1]
+    assert not past, f"labels run past the plot's edges: {past}"
+    written = sorted(int(h) for item in labels for h in re.findall(r"h(\d+)", item.toPlainText()))
     assert written == list(range(window.session.model.config.n_head))  # every head named once
 
 
@@ -48,3 +57,21 @@ def test_a_merged_label_that_grows_onto_another_is_merged_again_and_boxes_sit_ri
     apart = [("h1", 0.0, 0.0), ("h3", 0.0, 16.0)]
     assert len(grouped_point_labels(apart, (1.0, 1.0), 10, 14)) == 2
     assert len(grouped_point_labels(apart, (1.0, 1.0), 10, 14, margin_px=4)) == 1
+
+
+def test_a_label_that_would_run_past_the_view_goes_left_of_its_point_or_stays_inside():
+    """"h2, h3, h7, h8" ran out of the portrait's plot at 1366×768 (its points at the right of the view)."""
+    points = [("h2", 90.0, 0.0), ("h5", 10.0, 0.0)]
+    (text, x, _y), (other, x5, _y5) = grouped_point_labels(points, (1.0, 1.0), char_px=10, line_px=14, x_range=(0.0, 100.0))
+    assert (text, other, x5) == ("h2", "h5", 10.0)  # room on the right: where it was
+    assert x + 0.15 * 20 == pytest.approx(90.0 - 1.15 * 20)  # its box drawn over [67, 87]: left of its point at 90
+    # a label fitting on neither side is kept whole inside the view, flush with its right edge
+    wide = grouped_point_labels([("h2, h3, h7, h8", 50.0, 0.0)], (1.0, 1.0), 10, 14, x_range=(0.0, 160.0))
+    assert wide[0][1] + 0.15 * 140 == pytest.approx(160.0 - 140)
+    # boxes are checked where they are drawn: two flipped labels side by side still merge when they cross
+    both = grouped_point_labels([("h2", 95.0, 0.0), ("h3", 97.0, 0.0)], (1.0, 1.0), 10, 14, x_range=(0.0, 100.0))
+    assert [t for t, _x, _y in both] == ["h2, h3"]
+    # wider than the view itself: on lines of as many heads as fit
+    crowd = [(f"h{h}", 50.0, 0.0) for h in (2, 3, 7, 8, 9)]  # five heads in one spot, a view 8 characters wide
+    lines = grouped_point_labels(crowd, (1.0, 1.0), 10, 14, x_range=(0.0, 80.0))
+    assert lines[0][0] == "h2, h3,\nh7, h8,\nh9"

@@ -379,8 +379,9 @@ class TextPool:
     it as much): a 10-token map's 100 cell values took 0.3-0.5 s per edit.  The pool keeps
     its items, changes their text, colour and place, and hides the ones not needed."""
 
-    def __init__(self, plot, **options):
+    def __init__(self, plot, ignore_bounds: bool = False, **options):
         self.plot = plot
+        self.ignore_bounds = ignore_bounds  # True: the labels never widen an auto-ranged view
         self.options = {"anchor": (0.5, 0.5), **options}
         self.items: list[pg.TextItem] = []
         self.used = 0
@@ -391,7 +392,7 @@ class TextPool:
         while len(self.items) < len(labels):
             item = pg.TextItem("", **self.options)
             item.setZValue(20)
-            self.plot.addItem(item)
+            self.plot.addItem(item, ignoreBounds=self.ignore_bounds)
             self.items.append(item)
         for item, (text, x, y, colour) in zip(self.items, labels):
             if getattr(item, "_pool_text", None) != (text, colour):  # setText re-lays the item out
@@ -554,21 +555,52 @@ def lut(colormap: str = "viridis") -> np.ndarray:
 
 
 def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float, line_px: float,
-                         gap: float = 0.15, margin_px: float = 0.0) -> list:
+                         gap: float = 0.15, margin_px: float = 0.0, x_range: tuple[float, float] | None = None) -> list:
     """Labels beside scatter points, the ones that would overlap on screen written once: ``points`` are
     ``(text, x, y)`` in data units, ``pixel_size`` the view's data units per screen pixel (x, y).  Each
     label's box starts ``gap`` of its own width right of its point (the pool's anchor) and is ``line_px``
     high, ``char_px`` a character, plus ``margin_px`` on every side (a text item's document margin); two labels whose boxes cross become one ("h4, h8" at the first
     point), and the merging is repeated until no two boxes cross -- a merged label is wider and may
-    reach one it missed before.  Returns ``(text, x, y)``."""
+    reach one it missed before.  A label that would run past the right of ``x_range`` (the view's, in data
+    units) goes on the left of its point instead, and one that fits on neither side is kept inside the
+    view (over its points, but whole), on several lines when it is wider than the view; ``x`` is where the
+    pool's anchor then draws it.  Returns ``(text, x, y)``."""
     px, py = (abs(v) or 1.0 for v in pixel_size)
     groups: list[list] = [[[text], x, y] for text, x, y in points]
 
+    view_chars = None if x_range is None else max(4, int(((x_range[1] - x_range[0]) / px - 2 * margin_px) / char_px))
+
+    def lines_of(group: list) -> list[str]:
+        """The label's lines: as many of its heads as fit the view's width on each."""
+        lines = [group[0][0]]
+        for text in group[0][1:]:
+            if view_chars is not None and len(lines[-1]) + 2 + len(text) > view_chars:
+                lines[-1] += ","
+                lines.append(text)
+            else:
+                lines[-1] += ", " + text
+        return lines
+
+    def width_of(group: list) -> float:
+        return char_px * max(len(line) for line in lines_of(group)) + 2 * margin_px
+
+    def left_of(group: list) -> float:
+        """Where the label's box starts, in pixels: right of its point, else left of it, else inside the view."""
+        width, point = width_of(group), group[1] / px
+        left = point + gap * width
+        if x_range is None:
+            return left
+        low, high = x_range[0] / px, x_range[1] / px
+        if left + width > high:
+            left = point - (1 + gap) * width
+            if left < low:
+                left = max(low, high - width)
+        return left
+
     def box(group: list) -> tuple[float, float, float, float]:
-        width = char_px * len(", ".join(group[0])) + 2 * margin_px
-        left = group[1] / px + gap * width
-        middle, half = group[2] / py, line_px / 2 + margin_px
-        return left, left + width, middle - half, middle + half
+        left = left_of(group)
+        middle, half = group[2] / py, line_px * len(lines_of(group)) / 2 + margin_px
+        return left, left + width_of(group), middle - half, middle + half
 
     def crossing() -> tuple[int, int] | None:
         boxes = [box(g) for g in groups]
@@ -581,5 +613,7 @@ def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float
 
     while (pair := crossing()) is not None:
         i, j = pair
-        groups[i][0] += groups.pop(j)[0]
-    return [(", ".join(texts), x, y) for texts, x, y in groups]
+        order = {text: k for k, (text, _x, _y) in enumerate(points)}  # a shared label lists its points in their order
+        groups[i][0] = sorted(groups[i][0] + groups.pop(j)[0], key=order.__getitem__)
+    # the pool's anchor starts a box gap of its width right of where the label is put
+    return [("\n".join(lines_of(g)), (left_of(g) - gap * width_of(g)) * px, g[2]) for g in groups]

@@ -174,7 +174,8 @@ class PortraitPanel(Panel):
         self.legend = QLabel(self)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
-        self._labels = TextPool(self.plot.getPlotItem(), anchor=(-LABEL_GAP, 0.5))  # "h3" beside each point
+        # "h3" beside each point, placed within the points' own range (a label widening it moved the points)
+        self._labels = TextPool(self.plot.getPlotItem(), ignore_bounds=True, anchor=(-LABEL_GAP, 0.5))
         self.plot.getPlotItem().getViewBox().sigTransformChanged.connect(self._place_labels)  # zoom, resize
 
         self.note = QLabel(self)
@@ -442,8 +443,9 @@ class PortraitPanel(Panel):
         pixel = self.plot.getPlotItem().getViewBox().viewPixelSize()
         # a digit's advance, not the average character's: the labels are "h" and digits, and digits are wider
         margin = QTextDocument().documentMargin()  # what a pg.TextItem adds around its text
+        x_range = tuple(self.plot.getPlotItem().getViewBox().viewRange()[0])
         labels = grouped_point_labels(points, pixel, metrics.horizontalAdvance("0"), metrics.height(), gap=LABEL_GAP,
-                                      margin_px=margin)
+                                      margin_px=margin, x_range=x_range)
         self._labels.show((text, x, y, (40, 40, 40)) for text, x, y in labels)
 
     def _fill_scatter(self, words_only: bool = False) -> None:

@@ -398,11 +398,11 @@ register(
             "rodar o benchmark.",
         },
         "tour.fact.induction": {
-            "en": "{n_induction} heads reach the induction threshold on your tokens: {heads}.<!--more--> Of "
+            "en": "Heads that reach the induction threshold on your tokens: {heads}.<!--more--> {n_induction} of "
             "{heads_total} heads; the threshold is {threshold}, on your {n} tokens. The best, layer "
             "{best_layer}, head {best_head}, scores {best_score} (at most {maximum} is possible here; a head "
             "spreading evenly scores about {uniform}); it is open in the head grid.",
-            "pt_BR": "{n_induction} cabeças atingem o limiar de indução nos seus tokens: {heads}.<!--more--> De "
+            "pt_BR": "Cabeças que atingem o limiar de indução nos seus tokens: {heads}.<!--more--> {n_induction} de "
             "{heads_total} cabeças; o limiar é {threshold}, nos seus {n} tokens. A melhor, camada "
             "{best_layer}, cabeça {best_head}, tem score {best_score} (o máximo possível aqui é {maximum}; "
             "uma cabeça que se espalha por igual tem cerca de {uniform}); ela está aberta na grade de "
