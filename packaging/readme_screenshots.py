@@ -5,7 +5,8 @@
 Each picture is the real window under Xvfb (``xvfb-run``), the demo model, fresh settings:
 the main window (``attention-lab --screenshot``), the first-run offer, and the Lab tour on
 the steps the README describes (``attention_lab.devtools.tour_screenshot``, which waits for the
-step's fact to be measured).  The files go to ``resources/screenshots/NAME-LANG.png``.
+step's fact to be measured), the Generate tab after four steps and the mask designer's loss
+choice (``generate_screenshot``, ``mask_designer_screenshot``).  The files go to ``resources/screenshots/NAME-LANG.png``.
 Look at every one before committing them.
 """
 
@@ -38,6 +39,11 @@ TOUR_SHOTS = {
     "head-knockout": ("knockout", False, "skip"),
 }
 WINDOW_SHOTS = ("main", "first-run")
+#: README name -> the devtools script that takes it (and the other picture it takes beside it)
+PANEL_SHOTS = {
+    "generate": "attention_lab.devtools.generate_screenshot",  # and generate-inside
+    "mask-designer-loss": "attention_lab.devtools.mask_designer_screenshot",
+}
 
 
 def _python() -> str:
@@ -52,6 +58,10 @@ def _xvfb(size: str) -> list[str]:
 def command(name: str, lang: str, size: str, settings_dir: Path) -> list[str]:
     """The command that takes ``name``'s picture in ``lang``."""
     out = str(OUT / f"{name}-{lang}.png")
+    if name in PANEL_SHOTS:
+        also = [str(OUT / f"generate-inside-{lang}.png")] if name == "generate" else []
+        args = ["-m", PANEL_SHOTS[name], out, *also, "--model", "demo", "--lang", lang, "--size", size]
+        return _xvfb(size) + [_python(), *args]
     if name in TOUR_SHOTS:
         step, benchmark, predict = TOUR_SHOTS[name]
         args = ["-m", "attention_lab.devtools.tour_screenshot", out, "--model", "demo", "--lang", lang,
@@ -69,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="names to retake (default: all)")
     parser.add_argument("--size", default="1366x768")
     args = parser.parse_args(argv)
-    names = args.only or [*WINDOW_SHOTS, *TOUR_SHOTS]
-    unknown = [n for n in names if n not in WINDOW_SHOTS and n not in TOUR_SHOTS]
+    names = args.only or [*WINDOW_SHOTS, *TOUR_SHOTS, *PANEL_SHOTS]
+    unknown = [n for n in names if n not in WINDOW_SHOTS and n not in TOUR_SHOTS and n not in PANEL_SHOTS]
     if unknown:
         parser.error(f"unknown screenshot(s): {', '.join(unknown)}")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "desktop"))
