@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from attention_lab.devtools.tour_screenshot import TIMEOUT_S, _wait, open_window
+from attention_lab.devtools.tour_screenshot import TIMEOUT_S, _wait, open_window, save_grab
 
 DESIGNER = "panel.mask_designer"
 
@@ -47,9 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         launch._settle(app, 600)
         path = Path(args.file)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not dock.grab().save(str(path), "PNG"):
-            print(f"mask designer screenshot: could not write {path}", file=sys.stderr)
+        if not save_grab(dock, path, "mask designer screenshot"):
             return 1
         print(f"mask designer screenshot: {path}: {panel.shown_verdicts()}")
         return 0

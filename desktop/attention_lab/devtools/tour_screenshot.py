@@ -34,6 +34,15 @@ def _wait(app, predicate, timeout_s: float) -> bool:
     return True
 
 
+def save_grab(widget, path: Path, who: str) -> bool:
+    """``widget`` as drawn, to ``path`` (its folder made); False, with a line on stderr, when it cannot be written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if widget.grab().save(str(path), "PNG"):
+        return True
+    print(f"{who}: could not write {path}", file=sys.stderr)
+    return False
+
+
 def open_window(model: str | None, language: str, size: str, prefix: str):
     """The main window at ``size`` ("1366x768") on fresh settings in a temporary folder (no tour or
     first-run offer), shown, with its first analysis waited for: (app, window, the folder, the
@@ -105,9 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _wait(app, lambda: dock.settled() and dock.fact.key.startswith("kvcache.done"), TIMEOUT_S)
         launch._settle(app, 600)
         path = Path(args.file)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not window.grab().save(str(path), "PNG"):
-            print(f"tour screenshot: could not write {path}", file=sys.stderr)
+        if not save_grab(window, path, "tour screenshot"):
             return 1
         shown = dock.predict_box.question.text() if dock.asking else dock.fact_text()
         print(f"tour screenshot: {path} ({window.width()}x{window.height()}), step {dock.progress.index + 1}: {shown}")
