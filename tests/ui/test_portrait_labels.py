@@ -36,7 +36,8 @@ def test_the_demo_models_portrait_at_laptop_size_has_no_overlapping_labels(qtbot
                    for i in range(len(rects)) for j in range(i + 1, len(rects)) if rects[i].intersects(rects[j])]
     assert not overlapping
     view = portrait.plot.getPlotItem().getViewBox().sceneBoundingRect()
-    past = [item.toPlainText() for item in labels
+    past = [(item.toPlainText(), item.sceneBoundingRect().left(), item.sceneBoundingRect().right(), view.left(), view.right())
+            for item in labels
             if item.sceneBoundingRect().right() > view.right() + 1 or item.sceneBoundingRect().left() < view.left() - 1]
     assert not past, f"labels run past the plot's edges: {past}"
     written = sorted(int(h) for item in labels for h in re.findall(r"h(\d+)", item.toPlainText()))

@@ -555,11 +555,13 @@ def lut(colormap: str = "viridis") -> np.ndarray:
 
 
 def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float, line_px: float,
-                         gap: float = 0.15, margin_px: float = 0.0, x_range: tuple[float, float] | None = None) -> list:
+                         gap: float = 0.15, margin_px: float = 0.0, x_range: tuple[float, float] | None = None,
+                         text_px=None) -> list:
     """Labels beside scatter points, the ones that would overlap on screen written once: ``points`` are
     ``(text, x, y)`` in data units, ``pixel_size`` the view's data units per screen pixel (x, y).  Each
     label's box starts ``gap`` of its own width right of its point (the pool's anchor) and is ``line_px``
-    high, ``char_px`` a character, plus ``margin_px`` on every side (a text item's document margin); two labels whose boxes cross become one ("h4, h8" at the first
+    high, ``char_px`` a character (or ``text_px(text)`` when given: the font's own width of it, the wider of
+    the two counting), plus ``margin_px`` on every side (a text item's document margin); two labels whose boxes cross become one ("h4, h8" at the first
     point), and the merging is repeated until no two boxes cross -- a merged label is wider and may
     reach one it missed before.  A label that would run past the right of ``x_range`` (the view's, in data
     units) goes on the left of its point instead, and one that fits on neither side is kept inside the
@@ -568,13 +570,16 @@ def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float
     px, py = (abs(v) or 1.0 for v in pixel_size)
     groups: list[list] = [[[text], x, y] for text, x, y in points]
 
-    view_chars = None if x_range is None else max(4, int(((x_range[1] - x_range[0]) / px - 2 * margin_px) / char_px))
+    def text_width(text: str) -> float:
+        return max(char_px * len(text), text_px(text) if text_px is not None else 0.0)
+
+    view_px = None if x_range is None else (x_range[1] - x_range[0]) / px - 2 * margin_px
 
     def lines_of(group: list) -> list[str]:
         """The label's lines: as many of its heads as fit the view's width on each."""
         lines = [group[0][0]]
         for text in group[0][1:]:
-            if view_chars is not None and len(lines[-1]) + 2 + len(text) > view_chars:
+            if view_px is not None and text_width(lines[-1] + ", " + text) > view_px:
                 lines[-1] += ","
                 lines.append(text)
             else:
@@ -582,7 +587,7 @@ def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float
         return lines
 
     def width_of(group: list) -> float:
-        return char_px * max(len(line) for line in lines_of(group)) + 2 * margin_px
+        return max(text_width(line) for line in lines_of(group)) + 2 * margin_px
 
     def left_of(group: list) -> float:
         """Where the label's box starts, in pixels: right of its point, else left of it, else inside the view."""
