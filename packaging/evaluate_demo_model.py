@@ -149,6 +149,12 @@ def tokenizer_report(tokenizer_json: Path, heldout: dict[str, str]) -> dict:
     return report
 
 
+def best_of(scores: torch.Tensor) -> dict:
+    """The best head of ``[L, H]`` scores (the first, on a tie), with its score to 3 decimals."""
+    layer, head = divmod(int(scores.argmax()), scores.shape[1])
+    return {"layer": layer, "head": head, "score": round(float(scores[layer, head]), 3)}
+
+
 def best_heads(model, sentences: list[str]) -> dict:
     """Each head kind's best head overall and in layer 0 (mean over ``sentences``), and the
     induction detector's best head on repeated random tokens."""
@@ -159,9 +165,7 @@ def best_heads(model, sentences: list[str]) -> dict:
         for scope, keys in (("best", list(stats)), ("best_layer0", [k for k in stats if k[0] == 0])):
             layer, head = max(keys, key=lambda k: stats[k][metric])
             out[f"{kind}_{scope}"] = {"layer": layer, "head": head, "score": round(stats[(layer, head)][metric], 3)}
-    flat = [(l, h, float(induction[l, h])) for l in range(induction.shape[0]) for h in range(induction.shape[1])]
-    layer, head, score = max(flat, key=lambda t: t[2])
-    out["induction_best"] = {"layer": layer, "head": head, "score": round(score, 3)}
+    out["induction_best"] = best_of(induction)
     # positional heads by the chapter's rule (core.roles), on the chapter's sentence of each language
     for lang, sentence in SEED_TEXTS.items():
         ids = model.tokenizer.encode(sentence)
@@ -218,9 +222,7 @@ def model_card_table(folder: Path, files: dict[str, Path] | None = None) -> dict
 def tour_induction(model) -> dict:
     """The induction head the tour's step shows: ``roles.model_induction`` (whole words said twice, after BOS)."""
     scores, _ = roles.model_induction(model.lens, model.tokenizer)
-    at = int(scores.argmax())
-    layer, head = divmod(at, scores.shape[1])
-    return {"layer": layer, "head": head, "score": round(float(scores.max()), 3)}
+    return best_of(scores)
 
 
 def card_markdown(table: dict) -> str:

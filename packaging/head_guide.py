@@ -2,7 +2,7 @@
 patterns during the first steps of the demo recipe, then lets go.
 
 Why: at this size and budget (12 heads of 16, ≤ 3 hours on two cores) the heads the chapter
-points at do not all form by themselves -- in two sessions of probes no lever made an induction
+points at do not all form by themselves -- no data or initialisation lever tried made an induction
 head (``docs/demo-model-training.md`` §6–7), and GPT-2 took billions of tokens for its own.
 So the recipe may name one head per pattern and add, to the language-model loss, the negative
 log of that head's attention on where the pattern looks:

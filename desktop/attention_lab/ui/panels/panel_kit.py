@@ -616,9 +616,9 @@ def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float
                     return i, j
         return None
 
+    order = {text: k for k, (text, _x, _y) in enumerate(points)}  # a shared label lists its points in their order
     while (pair := crossing()) is not None:
         i, j = pair
-        order = {text: k for k, (text, _x, _y) in enumerate(points)}  # a shared label lists its points in their order
         groups[i][0] = sorted(groups[i][0] + groups.pop(j)[0], key=order.__getitem__)
     # the pool's anchor starts a box gap of its width right of where the label is put
     return [("\n".join(lines_of(g)), (left_of(g) - gap * width_of(g)) * px, g[2]) for g in groups]

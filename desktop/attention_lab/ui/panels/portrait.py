@@ -176,6 +176,7 @@ class PortraitPanel(Panel):
         self.legend.setWordWrap(True)
         # "h3" beside each point, placed within the points' own range (a label widening it moved the points)
         self._labels = TextPool(self.plot.getPlotItem(), ignore_bounds=True, anchor=(-LABEL_GAP, 0.5))
+        self._label_margin = QTextDocument().documentMargin()  # what a pg.TextItem adds around its text
         view = self.plot.getPlotItem().getViewBox()
         view.sigTransformChanged.connect(self._place_labels)  # zoom, resize
         view.sigResized.connect(self._place_labels)  # a new width with the same range (an axis grown beside it)
@@ -444,11 +445,10 @@ class PortraitPanel(Panel):
         metrics = QFontMetrics(shown[0].textItem.font() if shown else QApplication.font())
         points = [(f"h{s.head}", float(s.mean_distance), float(s.entropy)) for s in stats]
         pixel = self.plot.getPlotItem().getViewBox().viewPixelSize()
-        # a digit's advance, not the average character's: the labels are "h" and digits, and digits are wider
-        margin = QTextDocument().documentMargin()  # what a pg.TextItem adds around its text
         x_range = tuple(self.plot.getPlotItem().getViewBox().viewRange()[0])
+        # a digit's advance, not the average character's: the labels are "h" and digits, and digits are wider
         labels = grouped_point_labels(points, pixel, metrics.horizontalAdvance("0"), metrics.height(), gap=LABEL_GAP,
-                                      margin_px=margin, x_range=x_range, text_px=metrics.horizontalAdvance)
+                                      margin_px=self._label_margin, x_range=x_range, text_px=metrics.horizontalAdvance)
         self._labels.show((text, x, y, (40, 40, 40)) for text, x, y in labels)
 
     def _fill_scatter(self, words_only: bool = False) -> None:
