@@ -13,8 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from PySide6.QtCore import QPoint, QRect
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtWidgets import QScrollArea, QTabWidget, QWidget
+
+from attention_lab.ui.qt_compat import call_after_posted_work
 
 #: pixels a part may miss of what could be shown (a frame's line, rounding)
 SLACK_PX = 2
@@ -110,3 +113,65 @@ def _scroll_to(area: QScrollArea, rect: QRect) -> None:
         elif start + size > value + room:
             value = start + size - room
         bar.setValue(max(bar.minimum(), min(bar.maximum(), value)))
+
+
+def _scroll_content(widget: QWidget) -> bool:
+    """Whether ``widget`` is what a scroll area scrolls (its moves are scrolling, not layout)."""
+    viewport = widget.parentWidget()
+    area = viewport.parentWidget() if viewport is not None else None
+    return isinstance(area, QScrollArea) and area.viewport() is viewport
+
+
+class KeepInSight(QObject):
+    """Brings a target back into sight when a layout moves it after it was shown: a caption above it
+    wrapping to a second line, a map given its height for a width it learnt a turn later.  Only its
+    own and its ancestors' moves and resizes inside the scroll area's page are watched (and the
+    page's resizes), so the learner's scrolling, and a tab or dock the learner opens over it, are
+    left alone: a hidden target is not brought back."""
+
+    def __init__(self, parent: QObject, find: Callable[[], Target | None]):
+        super().__init__(parent)
+        self._find = find  # the target as laid out now (a table row's rectangle moves with its table)
+        self._watched: list[tuple[QWidget, bool]] = []  # (widget, whether its moves count)
+        self._queued = False
+
+    def watch(self, target: Target | None) -> None:
+        self.stop()
+        current = target.widget if target is not None else None
+        while current is not None and not current.isWindow():
+            content = _scroll_content(current)
+            current.installEventFilter(self)
+            self._watched.append((current, not content))
+            if content:
+                break
+            current = current.parentWidget()
+
+    def stop(self) -> None:
+        for widget, _moves in self._watched:
+            if shiboken6.isValid(widget):
+                widget.removeEventFilter(self)
+        self._watched = []
+
+    @property
+    def watching(self) -> bool:
+        return bool(self._watched)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 -- Qt's name
+        kind = event.type()
+        if kind == QEvent.Type.Resize or (kind == QEvent.Type.Move and self._moves_count(watched)):
+            if not self._queued:
+                self._queued = True
+                call_after_posted_work(self, self._bring_back)  # once the layout pass has placed everything
+        return False
+
+    def _moves_count(self, watched: QObject) -> bool:
+        return any(widget is watched and moves for widget, moves in self._watched)
+
+    def _bring_back(self) -> None:
+        self._queued = False
+        if not self._watched:
+            return
+        target = self._find()
+        if target is None or not target.widget.isVisible() or in_sight(target.widget, target.rect):
+            return
+        bring_into_view(target.widget, target.rect)

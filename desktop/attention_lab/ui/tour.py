@@ -49,7 +49,7 @@ from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
 from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
-from attention_lab.ui.in_view import Target, bring_into_view, fully_in_sight, in_sight
+from attention_lab.ui.in_view import KeepInSight, Target, bring_into_view, fully_in_sight, in_sight
 from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.model_label import model_label, model_label_later
 from attention_lab.ui.number_format import fixed, integer, significant
@@ -209,6 +209,7 @@ class TourDock(QDockWidget):
         # what the step points at is still to be brought into view (once per step entered, once set up)
         self._target_pending = False
         self._reveal_tries = 0  # looks again at a target still being laid out when first brought into view
+        self._keeper = KeepInSight(self, self.target)  # a settled step's target, kept in sight when a late layout moves it
         self._looking_again = False  # a look at the step's set-up is due (see _emit_if_settled)
         self._kv_result: tuple[tuple, Any] | None = None  # (text key of the run, KVResult)
         self.menu_action: QAction | None = None
@@ -568,6 +569,7 @@ class TourDock(QDockWidget):
     def _show_new_step_words(self) -> None:
         """The step's words at once, its set-up after their paint; the last step's fact is not shown under them."""
         self._forget_fact()
+        self._keeper.stop()
         self._pending_key = None  # the last step's fact, if still on its way, is not shown when it comes
         self.retranslate()
 
@@ -599,6 +601,7 @@ class TourDock(QDockWidget):
         """Bring the step's panel forward and select what it needs, then measure its fact (a step
         with a question still to answer only asks it: its set-up would show the answer)."""
         self._entry_pending = False
+        self._keeper.stop()
         if self.asking:
             self.retranslate()
             return
@@ -999,6 +1002,7 @@ class TourDock(QDockWidget):
                 call_later(REVEAL_RETRY_MS, self, self._bring_target_into_view)
                 return
         self._target_pending = False
+        self._keeper.watch(target)
         self.step_settled.emit(self.step.key)
 
     @Slot(bool)
@@ -1006,6 +1010,7 @@ class TourDock(QDockWidget):
         if visible:
             self._request_fact()
         else:
+            self._keeper.stop()
             self._save()
         self._veil_the_answer()
 
