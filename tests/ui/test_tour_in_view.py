@@ -9,7 +9,7 @@ scrolled, and long steps ran past the tour's dock, the portrait step's "Show" bu
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QRect
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -156,9 +156,9 @@ def test_a_settled_steps_target_moved_by_a_late_layout_comes_back_into_sight_but
     assert not in_sight(target.widget, target.rect)
 
 
-def _settled_step(qtbot, make_window, key: str):
-    """An English window at the laptop's size with the tour settled on step ``key`` (its question answered)."""
-    window = make_window(language="en")
+def _settled_step(qtbot, make_window, key: str, language: str = "en"):
+    """A window at the laptop's size with the tour settled on step ``key`` (its question answered)."""
+    window = make_window(language=language)
     window.resize(*LAPTOP)
     qtbot.waitUntil(lambda: window.last_state is not None and not window.session.pending, timeout=TIMEOUT_MS)
     dock = window.tour
@@ -169,6 +169,38 @@ def _settled_step(qtbot, make_window, key: str):
         dock.predict_box.buttons[YES].click()
     qtbot.waitUntil(dock.settled, timeout=TIMEOUT_MS)
     return window
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_token_editors_buttons_stay_in_sight_beside_a_long_leakage_edit(qtbot, make_window, language):
+    """Beside the open tour the token editor is narrow; the leakage edit said in words ("Edição do vazamento:
+    #24 “␣modules” → “␣delimitadores”") gives up width instead of pushing "Write into the text" past the
+    dock's edge (seen on the induction step at 1366×768), and its whole text is in its tooltip."""
+    window = _settled_step(qtbot, make_window, "induction", language)
+    session = window.session
+    editor = window.panel(PanelId.TOKEN_EDITOR)
+    texts = session.model.tokenizer.token_texts(list(range(session.model.lens.config.vocab_size)))
+    longest = max(range(len(texts)), key=lambda i: len(texts[i]) if texts[i].isprintable() else 0)
+    shortest = min(range(len(texts)), key=lambda i: len(texts[i]) if texts[i].isprintable() else 99)
+    last = session.state.n_tokens - 1
+    widths = []
+    for token_id in (shortest, longest):
+        session.set_replacement(last, token_id)
+        qtbot.waitUntil(lambda: not session.pending and session.state.replacement_id == token_id, timeout=TIMEOUT_MS)
+        _settle(qtbot)
+        widths.append(editor.minimumSizeHint().width())
+    assert widths[1] == widths[0], f"the row needs {widths[1] - widths[0]} px more for a longer token"
+
+    dock = window.docks[PanelId.TOKEN_EDITOR]
+    window.resizeDocks([dock], [660], Qt.Orientation.Horizontal)  # as narrow as beside the tour on a laptop
+    _settle(qtbot)
+    viewport = dock.widget().viewport()
+    for part in (editor.replace_label, editor.word, editor.use_word, editor.current, editor.apply):
+        right = part.mapTo(viewport, QPoint(part.width(), 0)).x()
+        assert right <= viewport.width(), f"{part.text() if hasattr(part, 'text') else part}: {right} > {viewport.width()}"
+    whole = editor.current.full_text()
+    assert texts[longest] in whole
+    assert editor.current.text() == whole or editor.current.toolTip() == whole
 
 
 def _ancestors(widget: QWidget):

@@ -28,9 +28,10 @@ def human_bytes(n: int) -> str:
 
 
 class ElidedLabel(QLabel):
-    """A one-line label that gives up width: at most ``max_width``, and down to a few letters when the
-    status bar is short of room (the first-start tour offer, a long message), its text then ending in "…"
-    with the whole text as its tooltip.  A model's name can be long (a folder path, the demo's description)."""
+    """A one-line label that gives up width: at most ``max_width``, and down to a few letters when its
+    row is short of room (the status bar beside the first-start tour offer or a long message, the token
+    editor's row in a narrow dock), its text then shortened in the middle with "…" and the whole text as
+    its tooltip.  A model's name can be long (a folder path, the demo's description), and so can a token."""
 
     MIN_WIDTH = 60  # px: a few letters and "…", enough to show which label it is
 

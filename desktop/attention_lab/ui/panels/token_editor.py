@@ -44,6 +44,7 @@ from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- reg
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font, set_text
+from attention_lab.ui.status_line import ElidedLabel
 
 
 LABEL_SEPARATOR = " · "  # a chip's label: "position · id"
@@ -51,6 +52,7 @@ LABEL_SEPARATOR = " · "  # a chip's label: "position · id"
 
 NOTICE_STYLE = "color: #b02020;"  # a problem with the text (cut at the context, not one token…)
 REMARK_STYLE = "color: #444;"  # a fact about the text (bytes, spaces)
+CURRENT_MAX_PX = 600  # the leakage edit in words, at most (it is elided, its whole text in its tooltip)
 
 
 @dataclass(slots=True)
@@ -370,7 +372,9 @@ class TokenEditorPanel(Panel):
         self.use_word.clicked.connect(self._use_word)
         self.apply = QPushButton(self)
         self.apply.clicked.connect(self.apply_requested)
-        self.current = QLabel(self)
+        # the edit in words gives up width first (a long token's text, "→ “␣delimitadores”"), so the
+        # row never outgrows the dock and cuts its "Write into the text" button off
+        self.current = ElidedLabel(CURRENT_MAX_PX, self)
         self.predictions_label = QLabel(self)
         self.predictions = QListWidget(self)
         self._guesses_shown: list | None = None  # what the row of guesses shows
