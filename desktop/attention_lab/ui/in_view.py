@@ -152,10 +152,6 @@ class KeepInSight(QObject):
                 widget.removeEventFilter(self)
         self._watched = []
 
-    @property
-    def watching(self) -> bool:
-        return bool(self._watched)
-
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 -- Qt's name
         kind = event.type()
         if kind == QEvent.Type.Resize or (kind == QEvent.Type.Move and self._moves_count(watched)):
