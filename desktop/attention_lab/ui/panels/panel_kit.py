@@ -586,26 +586,25 @@ def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float
                 lines[-1] += ", " + text
         return lines
 
-    def width_of(group: list) -> float:
-        return max(text_width(line) for line in lines_of(group)) + 2 * margin_px
-
-    def left_of(group: list) -> float:
-        """Where the label's box starts, in pixels: right of its point, else left of it, else inside the view."""
-        width, point = width_of(group), group[1] / px
+    def placed(group: list) -> tuple[list[str], float, float]:
+        """The label's lines, its width and where its box starts, in pixels: right of its point, else
+        left of it, else inside the view (each measured once per pass)."""
+        lines = lines_of(group)
+        width = max(text_width(line) for line in lines) + 2 * margin_px
+        point = group[1] / px
         left = point + gap * width
-        if x_range is None:
-            return left
-        low, high = x_range[0] / px, x_range[1] / px
-        if left + width > high:
-            left = point - (1 + gap) * width
-            if left < low:
-                left = max(low, high - width)
-        return left
+        if x_range is not None:
+            low, high = x_range[0] / px, x_range[1] / px
+            if left + width > high:
+                left = point - (1 + gap) * width
+                if left < low:
+                    left = max(low, high - width)
+        return lines, width, left
 
     def box(group: list) -> tuple[float, float, float, float]:
-        left = left_of(group)
-        middle, half = group[2] / py, line_px * len(lines_of(group)) / 2 + margin_px
-        return left, left + width_of(group), middle - half, middle + half
+        lines, width, left = placed(group)
+        middle, half = group[2] / py, line_px * len(lines) / 2 + margin_px
+        return left, left + width, middle - half, middle + half
 
     def crossing() -> tuple[int, int] | None:
         boxes = [box(g) for g in groups]
@@ -620,5 +619,9 @@ def grouped_point_labels(points, pixel_size: tuple[float, float], char_px: float
     while (pair := crossing()) is not None:
         i, j = pair
         groups[i][0] = sorted(groups[i][0] + groups.pop(j)[0], key=order.__getitem__)
-    # the pool's anchor starts a box gap of its width right of where the label is put
-    return [("\n".join(lines_of(g)), (left_of(g) - gap * width_of(g)) * px, g[2]) for g in groups]
+    labels = []
+    for group in groups:
+        lines, width, left = placed(group)
+        # the pool's anchor starts a box gap of its width right of where the label is put
+        labels.append(("\n".join(lines), (left - gap * width) * px, group[2]))
+    return labels
