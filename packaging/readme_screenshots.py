@@ -39,10 +39,10 @@ TOUR_SHOTS = {
     "head-knockout": ("knockout", False, "skip"),
 }
 WINDOW_SHOTS = ("main", "first-run")
-#: README name -> the devtools script that takes it (and the other picture it takes beside it)
+#: README name -> the devtools script that takes it, and the other pictures it takes beside it
 PANEL_SHOTS = {
-    "generate": "attention_lab.devtools.generate_screenshot",  # and generate-inside
-    "mask-designer-loss": "attention_lab.devtools.mask_designer_screenshot",
+    "generate": ("attention_lab.devtools.generate_screenshot", ("generate-inside",)),
+    "mask-designer-loss": ("attention_lab.devtools.mask_designer_screenshot", ()),
 }
 
 
@@ -59,8 +59,9 @@ def command(name: str, lang: str, size: str, settings_dir: Path) -> list[str]:
     """The command that takes ``name``'s picture in ``lang``."""
     out = str(OUT / f"{name}-{lang}.png")
     if name in PANEL_SHOTS:
-        also = [str(OUT / f"generate-inside-{lang}.png")] if name == "generate" else []
-        args = ["-m", PANEL_SHOTS[name], out, *also, "--model", "demo", "--lang", lang, "--size", size]
+        script, others = PANEL_SHOTS[name]
+        also = [str(OUT / f"{other}-{lang}.png") for other in others]
+        args = ["-m", script, out, *also, "--model", "demo", "--lang", lang, "--size", size]
         return _xvfb(size) + [_python(), *args]
     if name in TOUR_SHOTS:
         step, benchmark, predict = TOUR_SHOTS[name]

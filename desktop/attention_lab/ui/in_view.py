@@ -94,11 +94,19 @@ def bring_into_view(widget: QWidget, rect: QRect | None = None) -> None:
         holder = parent.parentWidget() if parent is not None else None
         if isinstance(holder, QTabWidget) and holder.indexOf(current) >= 0 and holder.currentWidget() is not current:
             holder.setCurrentWidget(current)  # (a tab's page sits in the tab widget's stack)
-        if isinstance(holder, QScrollArea) and holder.widget() is current:
-            _scroll_to(holder, rect)
+        area = _scrolled_by(current)
+        if area is not None:
+            _scroll_to(area, rect)
         if parent is not None:
             rect = rect.translated(current.pos())
         current = parent
+
+
+def _scrolled_by(widget: QWidget) -> QScrollArea | None:
+    """The scroll area whose page ``widget`` is (its moves are scrolling, not layout), if any."""
+    viewport = widget.parentWidget()
+    area = viewport.parentWidget() if viewport is not None else None
+    return area if isinstance(area, QScrollArea) and area.widget() is widget else None
 
 
 def _scroll_to(area: QScrollArea, rect: QRect) -> None:
@@ -113,13 +121,6 @@ def _scroll_to(area: QScrollArea, rect: QRect) -> None:
         elif start + size > value + room:
             value = start + size - room
         bar.setValue(max(bar.minimum(), min(bar.maximum(), value)))
-
-
-def _scroll_content(widget: QWidget) -> bool:
-    """Whether ``widget`` is what a scroll area scrolls (its moves are scrolling, not layout)."""
-    viewport = widget.parentWidget()
-    area = viewport.parentWidget() if viewport is not None else None
-    return isinstance(area, QScrollArea) and area.viewport() is viewport
 
 
 class KeepInSight(QObject):
@@ -139,7 +140,7 @@ class KeepInSight(QObject):
         self.stop()
         current = target.widget if target is not None else None
         while current is not None and not current.isWindow():
-            content = _scroll_content(current)
+            content = _scrolled_by(current) is not None
             current.installEventFilter(self)
             self._watched.append((current, not content))
             if content:
