@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
+from attention_lab.ui.elided_label import ElidedLabel
 from attention_lab.ui.i18n import tr
 from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.model_label import model_label
@@ -25,50 +26,6 @@ def human_bytes(n: int) -> str:
         if n >= size:
             return f"{fixed(n / size, 1)} {unit}"
     return f"{n} B"
-
-
-class ElidedLabel(QLabel):
-    """A one-line label that gives up width: at most ``max_width``, and down to a few letters when its
-    row is short of room (the status bar beside the first-start tour offer or a long message, the token
-    editor's row in a narrow dock), its text then shortened in the middle with "…" and the whole text as
-    its tooltip.  A model's name can be long (a folder path, the demo's description), and so can a token."""
-
-    MIN_WIDTH = 60  # px: a few letters and "…", enough to show which label it is
-
-    def __init__(self, max_width: int, parent=None):
-        super().__init__(parent)
-        self._full = ""
-        self._max_width = max_width
-        self.squeeze = 0  # px it gives up while the status bar's message needs them
-
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
-        self._full = text
-        self.updateGeometry()
-        self._elide()
-
-    def full_text(self) -> str:
-        return self._full
-
-    def natural_width(self) -> int:
-        """The width the whole text wants, up to ``max_width``."""
-        return min(self.fontMetrics().horizontalAdvance(self._full) + 2, self._max_width)
-
-    def sizeHint(self) -> QSize:  # noqa: N802
-        width = max(self.natural_width() - self.squeeze, self.minimumSizeHint().width())
-        return QSize(width, super().sizeHint().height())
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802
-        return QSize(min(self.MIN_WIDTH, self.natural_width()), super().minimumSizeHint().height())
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, min(self.width(), self._max_width))
-        self.setToolTip(self._full if shown != self._full else "")
-        if shown != self.text():
-            super().setText(shown)
 
 
 class FittingStatusBar(QStatusBar):

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from attention_lab.core.lab import seed_text_for
 from attention_lab.core.tokens import text_remark
+from attention_lab.ui.elided_label import ElidedLabel
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.model_label import model_label
 from attention_lab.ui.number_format import integer, percent
@@ -44,7 +45,6 @@ from attention_lab.ui.strings import token_editor as _texts  # noqa: F401 -- reg
 from attention_lab.ui.panels.base import Panel
 from attention_lab.ui.panels.ids import PanelId
 from attention_lab.ui.panels.panel_kit import explanation_label, monospace_font, set_text
-from attention_lab.ui.status_line import ElidedLabel
 
 
 LABEL_SEPARATOR = " · "  # a chip's label: "position · id"
