@@ -303,6 +303,16 @@ def save_checkpoint(work: Path, model, opt, state: dict) -> Path:
     return final
 
 
+def add_to_log(record: Path, log: list) -> None:
+    """Write ``log`` into the JSON ``record`` (a checkpoint's state, an export's training.json),
+    swapped in whole so an interruption leaves the old record or the new one."""
+    data = json.loads(record.read_text())
+    data["log"] = log
+    tmp = record.with_name(record.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, record)
+
+
 def load_checkpoint(work: Path, model, opt) -> dict | None:
     """Restore what :func:`save_checkpoint` wrote; ``None`` when there is no checkpoint."""
     from safetensors.torch import load_file
@@ -456,6 +466,10 @@ def main(argv=None) -> int:
             if not args.no_measure:
                 entry["measured"] = measure(work / "latest-export", args.corpus)
                 model.train()
+                # measured after the checkpoint was safe on disk: its record and the export's take the
+                # result in, so a run resumed from here (or ended here) keeps this step's measurement
+                add_to_log(work / "ckpt" / "state.json", state["log"])
+                add_to_log(work / "latest-export" / "training.json", state["log"])
             print(json.dumps(entry), flush=True)
             running, guided, t0 = [], [], time.time()
             if args.stop_after is not None and step >= args.stop_after:

@@ -263,6 +263,11 @@ def test_the_export_is_measured_by_the_app_code(corpus, tmp_path):
     assert recipe.main(["--corpus", str(corpus), "--work", str(work), *tiny(steps=3)]) == 0
     import evaluate_demo_model
 
+    # the last step's measurement is in the checkpoint (a resumed run keeps it) and in the final export
+    for record in (work / "ckpt" / "state.json", work / "final" / "training.json"):
+        last = [e for e in json.loads(record.read_text())["log"] if "step" in e][-1]
+        assert last["step"] == 3 and set(last["measured"]["heldout"]) == {"en", "pt_BR"}, record
+
     result = evaluate_demo_model.quick(work / "final", evaluate_demo_model.heldout_files(corpus))
     assert set(result["heldout"]) == {"en", "pt_BR"}
     assert all(0 < v < 20 for v in result["heldout"].values())
