@@ -77,10 +77,10 @@ def test_the_refit_after_the_first_analysis_leaves_the_tour_its_height(laptop_wi
     """The tour opened at start (``ATTENTION_LAB_OPEN_TOUR``, or resumed) gives the top row two
     fifths of the window for itself and the tokens beside it; the strip's refit after the first
     analysis sized the row for a strip spanning the window and cut both (2026-12-01 screenshots)."""
-    from attention_lab.ui import tour
+    from attention_lab.ui import tour_install, tour_room
 
-    monkeypatch.setenv(tour.OPEN_ENV, "1")
-    monkeypatch.setattr(tour, "DOCK_HEIGHT", 10_000)  # the row's share is the window's two fifths
+    monkeypatch.setenv(tour_install.OPEN_ENV, "1")
+    monkeypatch.setattr(tour_room, "DOCK_HEIGHT", 10_000)  # the row's share is the window's two fifths
     from attention_lab.ui.main_window import MainWindow
 
     made = {}
@@ -88,7 +88,7 @@ def test_the_refit_after_the_first_analysis_leaves_the_tour_its_height(laptop_wi
 
     def init_with_tour(self, *args, **kwargs):  # the tour installed as the app installs it, before any analysis
         original_init(self, *args, **kwargs)
-        made["tour"] = tour.install_tour(self)
+        made["tour"] = tour_install.install_tour(self)
 
     monkeypatch.setattr(MainWindow, "__init__", init_with_tour)
     window = laptop_window("pt_BR", (1366, 768))

@@ -27,7 +27,9 @@ from attention_lab.ui.launch import teardown
 from attention_lab.ui.main_window import MainWindow
 from attention_lab.ui.panels.panel_kit import fmt_number
 from qt_windows import close_windows
-from attention_lab.ui.tour import KEY_FINISHED, KEY_OFFERED, KEY_STEP, TourDock, format_value
+from attention_lab.ui.tour import TourDock
+from attention_lab.ui.tour_fact_text import format_value
+from attention_lab.ui.tour_saved import KEY_FINISHED, KEY_OFFERED, KEY_STEP
 from attention_lab.core.predictions import NO, QUESTIONS, UNSURE, YES, measured_answer
 from attention_lab.ui.prediction_box import SKIP, verdict
 
@@ -648,7 +650,6 @@ def test_a_step_whose_analysis_ends_without_a_new_one_still_settles(qtbot, make_
     qtbot.waitUntil(lambda: not window.session.pending and not window.worker.busy, timeout=TIMEOUT_MS)
     assert window.session.state is shown  # no text: nothing analysed, the last analysis stays
     qtbot.wait(2000)
-    st = window.session.state
     dock._bring_target_into_view()
     qtbot.waitUntil(lambda: dock.settled() and not dock.revealing, timeout=5000)
     assert dock.step.key == "mask" and dock.fact is not None

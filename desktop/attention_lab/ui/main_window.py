@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
             self.retranslate()
         self._restore_settings()
         self._warn_about_settings()
-        importlib.import_module("attention_lab.ui.tour").install_tour(self)  # the lab's five steps as a path
+        importlib.import_module("attention_lab.ui.tour_install").install_tour(self)  # the lab's five steps as a path
         importlib.import_module("attention_lab.ui.first_run").install_first_run_offer(self)  # real GPT-2, offered once
         if autostart and self._startup_spec is not None and self.session.model is None:
             self.statusBar().showMessage(tr("status.loading", spec=self._startup_spec))

@@ -11,9 +11,9 @@ so the tour resumes where the learner left it; on the very first start a small n
 offer sits in the status bar (``tour/offered`` remembers it was made).  Help › Lab tour
 (Ctrl+T; F1 is already "key ideas") opens it any time.
 
-:func:`install_tour` does all the wiring; the main window calls it once, at the end of
-its constructor.  ``ATTENTION_LAB_OPEN_TOUR=1`` opens the tour at start (screenshots), and
-``ATTENTION_LAB_TOUR_STEP`` (a step number from 1 or a step key) picks the step.
+:func:`attention_lab.ui.tour_install.install_tour` puts it into the main window; what it
+keeps in the settings is ``tour_saved``'s, its fact's words ``tour_fact_text``'s, the room it takes
+in the top strip ``tour_room``'s.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from __future__ import annotations
 import dataclasses
 import html
 import logging
-import os
 from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QSettings, Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QBoxLayout,
     QDockWidget,
@@ -47,123 +46,37 @@ from attention_lab.core.masks import parse_mask_spec
 from attention_lab.core.predictions import CHOICES, NO, YES, measured_answer, question_for, tally
 from attention_lab.core.kvbench import growth_sentence
 from attention_lab.core.roles import ROLES, where_sentence
-from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourProgress, TourStep, repeated_words_text
+from attention_lab.core.tour import CHAPTER, TOUR_WINDOW, Fact, TourContext, TourStep, repeated_words_text
 from attention_lab.ui.i18n import tr, translator
 from attention_lab.ui.in_view import KeepInSight, Target, bring_into_view, fully_in_sight, in_sight
-from attention_lab.ui.mask_words import mask_in_words
 from attention_lab.ui.model_label import model_label, model_label_later
-from attention_lab.ui.number_format import fixed, integer, significant
 from attention_lab.ui.prediction_box import SKIP, PredictionBox, verdict_html
 from attention_lab.ui.qt_compat import call_after_posted_work, call_later
 from attention_lab.ui.strings import tour as _texts  # noqa: F401 -- registers the texts
 from attention_lab.ui.answer_veil import Veils
+from attention_lab.ui.tour_fact_text import format_fact
+from attention_lab.ui.tour_room import give_room_back
+from attention_lab.ui.tour_saved import (
+    MEASURED_GROUP,
+    PREDICTIONS_GROUP,
+    load_answers,
+    load_progress,
+    save_answer,
+    save_progress,
+)
 from attention_lab.ui.tour_targets import step_target
-from attention_lab.ui.panels.panel_kit import MORE, ExplanationLabel, fmt_bytes, fmt_number, monospace_font
+from attention_lab.ui.panels.panel_kit import MORE, ExplanationLabel, monospace_font
 from attention_lab.ui.panels.head_grid import ONE_MODE, SIDE_BY_SIDE
 from attention_lab.ui.panels.ids import PanelId
 
 log = logging.getLogger(__name__)
 
 DOCK_NAME = "dock.tour"
-SHORTCUT = "Ctrl+T"  # F1 (HelpContents) is taken by Help › key ideas
-DOCK_WIDTH = 680  # beside the token editor, which keeps the rest of the top strip
-DOCK_HEIGHT = 370  # the top strip's height while the tour is open, at most 2/5 of the window's
 SIDE_BY_SIDE_WIDTH = 560  # wider than this, the explanation and the fact sit side by side
 PAINT_WAIT_MS = 100  # a step's set-up waits this long at most for its words' paint (none comes if nothing changed)
 SET_UP_POLL_MS = 50  # how often a step not yet set up looks again (the head it opened drawn, its fact asked)
 REVEAL_TRIES, REVEAL_RETRY_MS = 60, 30  # a target still out of sight is looked at again for up to ~2 s: a panel
 # just brought forward on a busy laptop can take more than the 0.3 s of ten tries to lay itself out
-OPEN_ENV = "ATTENTION_LAB_OPEN_TOUR"
-STEP_ENV = "ATTENTION_LAB_TOUR_STEP"
-KEY_STEP, KEY_INDEX, KEY_FINISHED, KEY_OFFERED = "tour/step", "tour/index", "tour/finished", "tour/offered"
-# the learner's predictions and what the measurements answered, per step (this computer only)
-PREDICTIONS_GROUP, MEASURED_GROUP = "tour/predicted", "tour/measured"
-
-
-# ---------------------------------------------------------------------------- formatting
-def format_value(name: str, value: Any) -> str:
-    """One number of a fact, as the learner reads it (exact zeros print as "0"; a mask in words)."""
-    if name == "mask":
-        return html.escape(mask_in_words(value))
-    if isinstance(value, bool):
-        return tr("tour.yes" if value else "tour.no")
-    if isinstance(value, int):
-        if name.endswith("_bytes"):
-            return fmt_bytes(value)
-        return integer(value)
-    if isinstance(value, float):
-        if name.endswith("_pct"):
-            pct = 100.0 * value
-            if pct == 0:
-                return "0%"
-            return significant(pct, 2) + "%" if abs(pct) < 0.1 else fixed(pct, 1) + "%"
-        if name.endswith("_s"):
-            return fixed(value, 3)
-        if name in ("speedup", "ratio"):
-            return fixed(value, 1)
-        return fmt_number(value)
-    return html.escape(str(value))
-
-
-def _fill(key: str, values: dict[str, Any]) -> str:
-    return tr(key, **{name: f"<b>{format_value(name, v)}</b>" for name, v in values.items()})
-
-
-def format_fact(fact: Fact) -> str:
-    """The fact's sentence in the current language (rich text, numbers in bold)."""
-    values = dict(fact.values)
-    formatted = {name: f"<b>{format_value(name, v)}</b>" for name, v in values.items()}
-    for name, (item_key, items) in fact.lists.items():
-        # an item's "variant" picks its wording (e.g. "the previous token" or "3 tokens back")
-        parts = [_fill(".".join(filter(None, ("tour.item", item_key, item.get("variant")))),
-                       {k: v for k, v in item.items() if k != "variant"}) for item in items]
-        formatted[name] = "; ".join(parts) if parts else tr("tour.none")
-    return tr(f"tour.fact.{fact.key}", **formatted)
-
-
-def _read_bool(value: Any, default: bool = False) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        return value.strip().lower() in ("true", "1") if value.strip() else default
-    if isinstance(value, int):
-        return bool(value)
-    return default
-
-
-def load_progress(settings: QSettings) -> TourProgress:
-    """The saved progress; anything unreadable starts at step 1 (never an error)."""
-    return TourProgress.from_dict(
-        {
-            "step": settings.value(KEY_STEP),
-            "index": settings.value(KEY_INDEX),
-            "finished": _read_bool(settings.value(KEY_FINISHED), False),
-        }
-    )
-
-
-def load_answers(settings: QSettings, group: str, allowed) -> dict[str, str]:
-    """Step -> answer from the settings' ``group`` (anything unreadable is left out)."""
-    settings.beginGroup(group)
-    try:
-        found = {key: settings.value(key) for key in settings.childKeys()}
-    finally:
-        settings.endGroup()
-    return {key: value for key, value in found.items() if isinstance(value, str) and value in allowed}
-
-
-def save_answer(settings: QSettings, group: str, step: str, answer: str | None) -> None:
-    if answer is None:
-        settings.remove(f"{group}/{step}")
-    else:
-        settings.setValue(f"{group}/{step}", answer)
-
-
-def save_progress(settings: QSettings, progress: TourProgress) -> None:
-    data = progress.to_dict()
-    settings.setValue(KEY_STEP, data["step"])
-    settings.setValue(KEY_INDEX, data["index"])
-    settings.setValue(KEY_FINISHED, data["finished"])
 
 
 # ---------------------------------------------------------------------------- the dock
@@ -214,7 +127,7 @@ class TourDock(QDockWidget):
         self._kv_result: tuple[tuple, Any] | None = None  # (text key of the run, KVResult)
         self.menu_action: QAction | None = None
         self.top_height_before: int | None = None  # the top strip's height before the tour widened it
-        self.offer: TourOffer | None = None
+        self.offer: QWidget | None = None  # the first start's offer in the status bar (tour_install)
         # the learner's own inputs when the tour began, and what the tour's steps set them
         # to: its end gives back each one the learner has not changed since
         self._before: dict | None = None
@@ -381,7 +294,7 @@ class TourDock(QDockWidget):
         self._entry_pending = False  # a step not yet set up is not set up at all
         self._save()
         super().closeEvent(event)
-        _unfit(self.window_, self)
+        give_room_back(self.window_, self)
         self._give_back_inputs()
         self.veils.cover_only(None)
 
@@ -1052,133 +965,3 @@ class TourDock(QDockWidget):
         self._show_fact()
         self._veil_the_answer()
 
-
-# ---------------------------------------------------------------------------- first-start offer
-class TourOffer(QFrame):
-    """A small, non-modal "take the tour?" in the status bar, made once."""
-
-    def __init__(self, dock: TourDock, parent: QWidget):
-        super().__init__(parent)
-        self.setObjectName("tour.offer")
-        self.dock = dock
-        self.label = QLabel(self)
-        self.start = QPushButton(self)
-        self.start.setObjectName("tour.offer.start")
-        self.dismiss = QPushButton(self)
-        self.dismiss.setObjectName("tour.offer.dismiss")
-        self.dismiss.setFlat(True)
-        self.start.clicked.connect(self._start)
-        self.dismiss.clicked.connect(self.hide)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 0, 4, 0)
-        layout.addWidget(self.label)
-        layout.addWidget(self.start)
-        layout.addWidget(self.dismiss)
-        translator.language_changed.connect(self._on_language)
-        self.retranslate()
-
-    @Slot(str)
-    def _on_language(self, _language: str) -> None:
-        self.retranslate()
-
-    def retranslate(self) -> None:
-        self.label.setText(tr("tour.offer.text"))
-        self.start.setText(tr("tour.offer.start"))
-        self.dismiss.setText(tr("tour.offer.dismiss"))
-
-    def _start(self) -> None:
-        self.hide()
-        self.dock.open_tour()
-
-
-# ---------------------------------------------------------------------------- wiring
-def _step_from_env(value: str) -> int | str | None:
-    value = value.strip()
-    if not value:
-        return None
-    if value.isdigit():
-        return int(value) - 1  # people count steps from 1
-    return value
-
-
-def install_tour(window: QMainWindow) -> TourDock:
-    """Add the tour to ``window``: its dock, Help › Lab tour (Ctrl+T), resume and first-start offer."""
-    dock = TourDock(window)
-    # a layout saved with the tour in it (restoreState ran before the dock existed) puts it back;
-    # else it goes beside the token editor: the columns below are already at their minimum widths
-    if not window.restoreDockWidget(dock):
-        tokens = window.findChild(QDockWidget, PanelId.TOKEN_EDITOR)
-        if tokens is not None and not tokens.isFloating() and window.dockWidgetArea(tokens) == Qt.DockWidgetArea.TopDockWidgetArea:
-            window.splitDockWidget(tokens, dock, Qt.Orientation.Horizontal)
-        else:
-            window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        dock.hide()
-    window.tour = dock  # type: ignore[attr-defined]
-
-    action = QAction(tr("tour.menu"), window)
-    action.setObjectName("action.tour")
-    action.setShortcut(QKeySequence(SHORTCUT))
-    action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-    action.triggered.connect(lambda _checked=False: _open(window, dock))
-    help_menu = window.help_menu
-    if help_menu is not None:
-        first = help_menu.actions()[0] if help_menu.actions() else None
-        help_menu.insertAction(first, action)
-    else:
-        window.addAction(action)
-    dock.menu_action = action  # re-labelled by dock.retranslate()
-
-    forced = os.environ.get(OPEN_ENV, "").strip().lower() in ("1", "true", "yes")
-    offered = _read_bool(window.settings.value(KEY_OFFERED), False)
-    if forced:
-        step = _step_from_env(os.environ.get(STEP_ENV, ""))
-        if step is not None:
-            try:
-                dock.progress.goto(step)
-            except ValueError:
-                log.warning("%s=%r names no tour step", STEP_ENV, os.environ.get(STEP_ENV))
-        # after the window's own first-show sizing (also a zero-delay timer, posted when it is shown)
-        # (the dock as context: the timers die with it if the window goes first)
-        call_later(0, dock, lambda: call_later(0, dock, lambda: _open(window, dock)))
-    elif not offered:
-        offer = TourOffer(dock, window.statusBar())
-        window.statusBar().insertPermanentWidget(0, offer)
-        dock.offer = offer
-    if not offered:
-        window.settings.setValue(KEY_OFFERED, True)
-    if dock.isVisibleTo(window):  # restored open from the last session: set the step up again
-        call_later(0, dock, dock._enter_step)
-    return dock
-
-
-def _open(window: QMainWindow, dock: TourDock) -> None:
-    if dock.offer is not None:
-        dock.offer.hide()
-    was_open = dock.isVisible()
-    dock.open_tour()
-    if not was_open:
-        _fit(window, dock)
-
-
-def _fit(window: QMainWindow, dock: TourDock) -> None:
-    """Give the tour room beside the tokens: a share of the top strip, and the strip some height."""
-    if dock.isFloating() or window.dockWidgetArea(dock) != Qt.DockWidgetArea.TopDockWidgetArea:
-        return
-    tokens = window.findChild(QDockWidget, PanelId.TOKEN_EDITOR)
-    if tokens is None or not tokens.isVisible() or window.dockWidgetArea(tokens) != Qt.DockWidgetArea.TopDockWidgetArea:
-        return
-    width = min(DOCK_WIDTH, max(dock.minimumSizeHint().width(), window.width() * 45 // 100))
-    window.resizeDocks([tokens, dock], [max(1, window.width() - width), width], Qt.Orientation.Horizontal)
-    # two fifths of a laptop's window at most: the maps below keep the rest (1366×768: 307 px)
-    height = min(DOCK_HEIGHT, window.height() * 2 // 5)
-    if tokens.height() < height:
-        dock.top_height_before = tokens.height()
-        window.resizeDocks([dock], [height], Qt.Orientation.Vertical)
-
-
-def _unfit(window: QMainWindow, dock: TourDock) -> None:
-    """Closing the tour gives the top strip its height back."""
-    before, dock.top_height_before = dock.top_height_before, None
-    tokens = window.findChild(QDockWidget, PanelId.TOKEN_EDITOR)
-    if before is not None and tokens is not None and tokens.isVisible():
-        window.resizeDocks([tokens], [before], Qt.Orientation.Vertical)
