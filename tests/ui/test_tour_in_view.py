@@ -172,6 +172,25 @@ def _settled_step(qtbot, make_window, key: str, language: str = "en"):
 
 
 @pytest.mark.parametrize("language", ["en", "pt_BR"])
+def test_the_portrait_step_shows_enough_rows_of_the_heads_table_to_compare_them(qtbot, make_window, language):
+    """At 1366×768 the portrait step's table of layer 0's twelve heads showed two rows whole: the
+    thresholds and the roles box took the dock's height, and the learner scrolled inside the table."""
+    from attention_lab.ui.panels.portrait import ROWS_IN_SIGHT
+
+    window = _settled_step(qtbot, make_window, "portrait", language)
+    _settle(qtbot)
+    table = window.panel(PanelId.PORTRAIT).table
+    assert table.rowCount() == 12
+    whole = [row for row in range(table.rowCount())
+             if not table.visualRect(table.model().index(row, 0)).isEmpty()
+             and visible_part(table.viewport(), table.visualRect(table.model().index(row, 0)))
+             == table.visualRect(table.model().index(row, 0))]
+    assert len(whole) >= ROWS_IN_SIGHT, f"{language}: rows {whole} whole in sight"
+    target = step_target(window, "portrait")  # the whole table
+    assert visible_part(target.widget, target.rect) == target.rect
+
+
+@pytest.mark.parametrize("language", ["en", "pt_BR"])
 def test_the_token_editors_buttons_stay_in_sight_beside_a_long_leakage_edit(qtbot, make_window, language):
     """Beside the open tour the token editor is narrow; the leakage edit said in words ("Edição do vazamento:
     #24 “␣modules” → “␣delimitadores”") gives up width instead of pushing "Write into the text" past the

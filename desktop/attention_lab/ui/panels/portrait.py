@@ -61,6 +61,7 @@ COLUMNS = ("head", "mean_distance", "entropy", "sink_mass", "previous_token", "i
 NO_ROLE = "none"  # a head that holds none of the chapter's roles (its colour and legend entry)
 PLOT_LEFT_AXIS_PX = 80  # the scatter's left axis (its words and numbers) and the plot's margins
 LABEL_GAP = 0.15  # a point's label starts this share of its own width right of the point
+ROWS_IN_SIGHT = 6  # of the heads table, at least: half of a layer's twelve, enough to compare them
 
 
 def role_text(role: str) -> str:
@@ -162,6 +163,7 @@ class PortraitPanel(Panel):
         self.table.cellClicked.connect(self._on_cell_clicked)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_table_menu)
+        self._keep_rows_in_sight()
 
         self.plot = make_plot(self)
         show_grid(self.plot, x=True, y=True, alpha=0.25)
@@ -210,6 +212,16 @@ class PortraitPanel(Panel):
         layout.addWidget(self.threshold_box)
         layout.addWidget(splitter, 1)
         self.retranslate()
+
+    def _keep_rows_in_sight(self) -> None:
+        """The table never shorter than ``ROWS_IN_SIGHT`` rows (with its header and sideways scroll
+        bar): in a laptop's dock it got what the thresholds and the roles box left, two rows of the
+        twelve heads, and the learner scrolled inside it to compare them.  The dock scrolls instead."""
+        table = self.table
+        height = (table.horizontalHeader().sizeHint().height()
+                  + ROWS_IN_SIGHT * table.verticalHeader().defaultSectionSize()
+                  + table.horizontalScrollBar().sizeHint().height() + 2 * table.frameWidth())
+        table.setMinimumHeight(height)
 
     # ------------------------------------------------------------------ wiring
     def session_ready(self) -> None:
