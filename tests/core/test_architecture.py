@@ -385,7 +385,8 @@ def test_one_cancelled_exception():
     assert all(issubclass(e, Cancelled) for e in (BenchmarkCancelled, DownloadCancelled, FactCancelled))
 
 
-@pytest.mark.parametrize("name", ["main_window.py", "tour.py"])
+@pytest.mark.parametrize("name", ["main_window.py", "tour.py", "tour_install.py", "tour_room.py", "tour_saved.py",
+                                  "tour_fact_text.py"])
 def test_the_window_and_the_tour_ask_panels_nothing_by_name(name):
     """No hasattr/getattr: panels declare what they do (ui/panels/base.py) and the window and
     the tour call it; a renamed widget is an error, not a feature that silently vanishes."""
