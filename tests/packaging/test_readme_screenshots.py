@@ -1,6 +1,6 @@
 """The commands ``packaging/readme_screenshots.py`` runs to retake the README's pictures each write
-their pictures (the window at the size asked, or a panel of it), with something drawn in them.  They were checked only
-by use: a script broken by a change in the window was found at the next retake, sessions later.
+their pictures (the window at the size asked, or a panel of it), with something drawn in them.
+Checked only by use, a script broken by a change in the window would be found at the next retake.
 
 Run as the script runs them, less ``xvfb-run`` (the offscreen platform draws the same window), into
 a temporary folder instead of ``resources/screenshots``; one of each kind of script."""

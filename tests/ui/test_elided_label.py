@@ -1,5 +1,5 @@
-"""The one-line label that gives up width (the status bar's model and mode, the edited token in the
-token editor and the Leakage panel): shortened in the middle when narrow, whole in its tooltip, and
+"""The one-line label that gives up width (the status bar's model and mode, the leakage edit in the
+token editor): shortened in the middle when narrow, whole in its tooltip, and
 never asking its row for another layout pass when it is resized or given the same words."""
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ def _one_mask(w) -> list[str]:
             and not designer._error and not same_mask(designer.spec(), shown):  # (a separator that is not one token: said, not sent)
         problems.append(f"the mask designer shows {describe_mask(designer.spec())}, the mask is {describe_mask(shown)}")
     texts = {"the head grid's mode": grid.causal.text() if grid is not None else "",
-             "the status bar": w.status.mode.full_text()}
+             "the status bar": w.status.mode.text()}
     leakage = w.built_panel("panel.leakage")
     if leakage is not None:
         texts["the leakage summary"] = leakage.summary.text()

@@ -30,9 +30,6 @@ class ElidedLabel(QLabel):
         super().setText(text)
         self._update_tooltip()
 
-    def full_text(self) -> str:
-        return self.text()
-
     def shown_text(self) -> str:
         """The text as painted: whole, or shortened in the middle to the label's width."""
         room = min(self.contentsRect().width(), self._max_width)
